@@ -1,0 +1,97 @@
+"""Rules-engine speed on one core: turns per second and complete games per second.
+
+    python bench/engine.py [--seconds 5]
+
+A *turn* is what a server or a bot does for one move: the dice choice and roll, the
+three direction previews (reach, path, crash, damage, buoys, finish) and applying the
+chosen direction. The dice policy is trivial (hold two dice, re-roll both) so that the
+figure measures the engine, not a player. Goal (issue 2): at least 20,000 turns/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from games.engine import Change, DiceChoice, GameState, Phase, RandomDice, new_course
+from games.engine.players import RandomPlayer, play_game
+
+GOAL_TURNS = 20_000
+
+
+def turns_per_second(seconds: float, rng: random.Random) -> tuple[float, int]:
+    courses = [new_course("standard" if i % 2 else "expert", None, rng) for i in range(8)]
+    dice = RandomDice(rng)
+    turns = 0
+    elapsed = 0.0
+    index = 0
+    while elapsed < seconds:
+        course = courses[index % len(courses)]
+        index += 1
+        state = GameState.initial(course).place(course.line[0], 0).place(course.line[2], 0)
+        start = time.perf_counter()
+        while not state.over:
+            held = len(state.boat.dice)
+            if state.boat.moves == 0 or held < 2:
+                choice = DiceChoice(Change.ADD)
+            elif held > 2:
+                choice = DiceChoice(Change.REMOVE, remove=0, reroll=tuple(range(1, held)))
+            else:
+                choice = DiceChoice(Change.KEEP, reroll=(0, 1))
+            state, move = state.choose_dice(choice, dice)
+            if move is None:
+                options = state.options()
+                allowed = [o.direction for o in options if o.allowed]
+                state, move = state.choose_direction(allowed[turns % len(allowed)])
+            turns += 1
+            assert state.phase in (Phase.DICE, Phase.OVER)
+        elapsed += time.perf_counter() - start
+    return turns / elapsed, turns
+
+
+def games_per_second(seconds: float, rng: random.Random) -> tuple[float, float]:
+    courses = [new_course("standard", None, rng) for _ in range(8)]
+    games = 0
+    moves = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        course = courses[games % len(courses)]
+        game = play_game(course, [RandomPlayer(rng), RandomPlayer(rng)], RandomDice(rng))
+        games += 1
+        moves += len(game.moves)
+    return games / (time.perf_counter() - start), moves / games
+
+
+def courses_per_second(count: int, rng: random.Random) -> float:
+    start = time.perf_counter()
+    for i in range(count):
+        new_course("standard" if i % 2 else "expert", None, rng)
+    return count / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+    rng = random.Random(args.seed)
+    print(f"Python {platform.python_version()} ({platform.python_implementation()}), one core")
+    tps, turns = turns_per_second(args.seconds, rng)
+    print(f"turns per second (dice + roll + 3 previews + move): {tps:,.0f} over {turns:,} turns "
+          f"— {tps / GOAL_TURNS:.2f}× the goal of {GOAL_TURNS:,}")
+    gps, avg = games_per_second(args.seconds, rng)
+    print(f"complete random games per second: {gps:,.1f} (average {avg:.1f} moves per game)")
+    print(f"new validated courses per second (lake + course + validator): {courses_per_second(40, rng):,.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""Distances round a course: how many short moves are still needed to finish.
+
+Computed once per course by a breadth-first search backwards from the finish over
+nodes ``(next buoy, crossing count, cell, heading, side the next gate was entered
+from)``. One unit is
+one move of a boat holding a single die showing 1: a step to the next cell straight on
+or 60° left or right, or a turn on the spot (R7 with total 0). A buoy counts as rounded
+when its gate is crossed in the scoring direction (R4, R10); the finish is reached on a
+start/finish cell after buoy 3 (R11); a wrong-way crossing lowers the count, as in
+play. Boats are ignored, so this is an estimate for planning, not a rule.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from .course import FINISHED_ROUNDING, MIN_COUNT, Course
+from .hexgrid import Hex, left, neighbor, right
+
+UNREACHABLE = 10_000
+Node = tuple[int, int, Hex, int, int]
+
+
+class RouteMap:
+    def __init__(self, course: Course) -> None:
+        self.course = course
+        reverse: dict[Node, list[Node]] = {}
+        dist: dict[Node, int] = {}
+        queue: deque[Node] = deque()
+        for stage in range(1, FINISHED_ROUNDING + 1):
+            gate_cells = course.gate_sets[stage - 1] if stage <= 3 else frozenset()
+            counts = range(MIN_COUNT, 1) if stage <= 3 else (0,)
+            for count in counts:
+                for cell in course.free:
+                    for heading in range(6):
+                        for entry in (0, -1, 1) if cell in gate_cells else (0,):
+                            node = (stage, count, cell, heading, entry)
+                            for succ in self._successors(node):
+                                if succ is None:
+                                    if node not in dist:
+                                        dist[node] = 1
+                                        queue.append(node)
+                                else:
+                                    reverse.setdefault(succ, []).append(node)
+        while queue:
+            node = queue.popleft()
+            d = dist[node] + 1
+            for pred in reverse.get(node, ()):
+                if pred not in dist:
+                    dist[pred] = d
+                    queue.append(pred)
+        self.dist = dist
+
+    def _successors(self, node: Node) -> list[Node | None]:
+        """Nodes one move away; None stands for the finish."""
+        stage, count, cell, heading, entry = node
+        course = self.course
+        out: list[Node | None] = [
+            (stage, count, cell, left(heading), entry),
+            (stage, count, cell, right(heading), entry),
+        ]
+        for d in (heading, left(heading), right(heading)):
+            nxt = neighbor(cell, d)
+            if nxt not in course.free:
+                continue
+            if stage == FINISHED_ROUNDING:
+                out.append(None if nxt in course.line_set else (stage, 0, nxt, d, 0))
+                continue
+            i = stage - 1
+            cells = course.gate_sets[i]
+            on_prev, on_cur = cell in cells, nxt in cells
+            if on_cur:
+                out.append((stage, count, nxt, d, entry if on_prev else course.sides[i][cell]))
+            elif on_prev and entry and course.sides[i][nxt] == -entry:
+                if entry != course.gates[i].scoring_from:
+                    if count - 1 >= MIN_COUNT:
+                        out.append((stage, count - 1, nxt, d, 0))
+                elif count + 1 < 1:
+                    out.append((stage, count + 1, nxt, d, 0))
+                else:
+                    # rounded (the next gate's entry side is not tracked here)
+                    finished = stage + 1 == FINISHED_ROUNDING and nxt in course.line_set
+                    out.append(None if finished else (stage + 1, 0, nxt, d, 0))
+            else:
+                out.append((stage, count, nxt, d, 0))
+        return out
+
+    def distance(self, next_buoy: int, cell: Hex, heading: int, entry: int = 0, count: int = 0) -> int:
+        """Moves to finish from ``cell`` heading ``heading`` with ``next_buoy`` to round,
+        its gate's crossing ``count`` and the side it was entered from (if on it)."""
+        if next_buoy > FINISHED_ROUNDING:
+            return 0
+        if next_buoy > 3 or cell not in self.course.gate_sets[next_buoy - 1]:
+            entry = 0
+        if next_buoy > 3:
+            count = 0
+        return self.dist.get((next_buoy, count, cell, heading, entry), UNREACHABLE)

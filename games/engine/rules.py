@@ -1,0 +1,492 @@
+"""The state of a game and the turn (R5–R14), as immutable values.
+
+A :class:`GameState` knows the course, the boats, whose turn it is and which step of
+the turn is awaited (:class:`Phase`). Every action returns a new state and leaves the
+old one untouched:
+
+* ``place(cell, heading)`` — R5, Yellow first, then Red;
+* ``choose_dice(choice, source)`` — R6; when only one direction is then allowed it is
+  applied at once (R7) and the :class:`Move` is returned with the new state;
+* ``choose_direction(direction)`` — R7–R14, returns the :class:`Move`;
+* ``resign(seat)`` / ``time_out(seat)``.
+
+``options()`` previews the three directions after a roll (reach, path, crash, damage,
+buoys rounded, finish, sinking) and says which are allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import NamedTuple
+
+from .course import FINISHED_ROUNDING, NO_ENTRIES, Course, Entries
+from .dice import Change, DiceChoice, DiceSource, all_choices, distinct_choices
+from .errors import GameOver, IllegalMove
+from .hexgrid import DIRECTION_NAMES, DIRECTIONS, Hex, left, right
+
+CUTOFF_MOVES = 35  # R13
+SINKING_DAMAGE = 4  # R12
+COLORS = ("yellow", "red")
+
+
+class Phase(StrEnum):
+    PLACE = "place"  # a boat is to be placed on the start/finish line (R5)
+    DICE = "dice"  # the player to move chooses and rolls dice (R6)
+    DIRECTION = "direction"  # the player to move picks a direction (R7)
+    OVER = "over"
+
+
+class Termination(StrEnum):
+    FINISH = "finish"  # R11
+    SINK = "sink"  # R12
+    CUTOFF = "cutoff"  # R13
+    RESIGN = "resign"
+    TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How the game ended: the winning seat (None for a draw), why, and in words."""
+
+    winner: int | None
+    termination: Termination
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Boat:
+    """One boat. ``next_buoy`` is 1–3, or 4 once buoy 3 is rounded; ``count`` is the
+    crossing count of the next buoy's gate and ``entries`` the side each gate was
+    entered from while the boat stands on it (R10)."""
+
+    color: str
+    cell: Hex | None = None
+    heading: int = 0
+    dice: tuple[int, ...] = ()
+    damage: int = 0
+    next_buoy: int = 1
+    count: int = 0
+    entries: Entries = NO_ENTRIES
+    finished: bool = False
+    sunk: bool = False
+    moves: int = 0
+
+    @property
+    def buoys(self) -> int:
+        """Buoys rounded (0–3)."""
+        return self.next_buoy - 1
+
+    @property
+    def points(self) -> int:
+        """R14: a point per buoy rounded and one for finishing."""
+        return self.buoys + (1 if self.finished else 0)
+
+    @property
+    def speed(self) -> int:
+        return sum(self.dice)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """What choosing one direction would do (R7–R12). ``allowed`` follows R7."""
+
+    direction: int
+    turn: str  # "straight", "left" or "right"
+    total: int
+    reach: int
+    allowed: bool
+    path: tuple[Hex, ...]
+    final: Hex
+    crash: bool
+    damage: int
+    blocked_by: str | None  # what stops the boat: "land", "buoy", "border" (None if it is not stopped)
+    rounded: tuple[int, ...]
+    finishes: bool
+    sinks: bool
+
+    @property
+    def name(self) -> str:
+        return DIRECTION_NAMES[self.direction]
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A dice choice that has been rolled; the direction is still to be chosen.
+
+    ``previews`` holds, for the three directions, the boat after the move and the
+    option shown to the player; it is derived from the rest and computed once.
+    """
+
+    choice: DiceChoice
+    dice_before: tuple[int, ...]
+    rolled: tuple[int, ...]
+    dice: tuple[int, ...]
+    previews: tuple[tuple[Boat, Option], ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def total(self) -> int:
+        return sum(self.dice)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One complete turn of one boat, as recorded."""
+
+    seat: int
+    color: str
+    number: int  # this boat's move number, 1..35
+    choice: DiceChoice
+    dice_before: tuple[int, ...]
+    rolled: tuple[int, ...]
+    dice: tuple[int, ...]  # after the roll
+    direction: int
+    auto: bool  # only one direction was allowed, so it was applied without asking (R7)
+    start: Hex
+    reach: int
+    path: tuple[Hex, ...]
+    final: Hex
+    heading: int
+    damage: int  # taken in this move
+    damage_total: int
+    crash: bool
+    rounded: tuple[int, ...]
+    finished: bool
+    sunk: bool
+
+    @property
+    def total(self) -> int:
+        return sum(self.dice)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    seat: int
+    color: str
+    cell: Hex
+    heading: int
+
+
+class Step(NamedTuple):
+    state: GameState
+    move: Move | None
+
+
+def simulate(
+    course: Course, boats: Sequence[Boat], seat: int, direction: int, total: int, allowed: bool = True
+) -> tuple[Boat, Option]:
+    """The boat after moving ``total`` along ``direction`` (R8–R12), and the preview.
+
+    ``allowed`` is only copied into the option; :func:`previews` decides it (R7).
+    """
+    boat = boats[seat]
+    start = boat.cell
+    assert start is not None
+    run = course.rays[start][direction]
+    reach = total if total <= len(run) else len(run)
+    end = reach
+    if end:
+        others = {b.cell for i, b in enumerate(boats) if i != seat and not b.sunk}
+        while end and run[end - 1] in others:  # R8: end behind the boat in the way
+            end -= 1
+    path = run[:end]
+    crash = reach < total
+    damage = total - reach if crash else 0  # R9: the passing shift does not change the damage
+    blocked_by = _blocker(course, start, direction, reach) if crash else None
+    next_buoy, count, entries = boat.next_buoy, boat.count, boat.entries
+    finished = boat.finished
+    rounded: tuple[int, ...] = ()
+    prev = start
+    line = course.line_set
+    for cell in path:
+        next_buoy, count, entries, now = course.step(prev, cell, next_buoy, count, entries)
+        if now:
+            rounded += now
+        if not finished and next_buoy == FINISHED_ROUNDING and cell in line:
+            finished = True  # R11: the cell where buoy 3 is rounded counts
+        prev = cell
+    damage_total = boat.damage + damage
+    sunk = damage_total >= SINKING_DAMAGE and not finished  # R12 (a finished boat does not sink)
+    final = path[-1] if path else start
+    new_boat = Boat(
+        boat.color,
+        final,
+        direction,
+        () if crash else boat.dice,
+        damage_total,
+        next_buoy,
+        count,
+        entries,
+        finished,
+        sunk,
+        boat.moves + 1,
+    )
+    turn = "straight" if direction == boat.heading else "left" if direction == left(boat.heading) else "right"
+    option = Option(
+        direction, turn, total, reach, allowed, path, final, crash, damage, blocked_by, rounded,
+        finished and not boat.finished, sunk,
+    )
+    return new_boat, option
+
+
+def previews(course: Course, boats: Sequence[Boat], seat: int, total: int) -> tuple[tuple[Boat, Option], ...]:
+    """Straight on, 60° left and 60° right, each simulated, with ``allowed`` set by R7:
+    the directions that reach the full total, or else those with the greatest reach."""
+    boat = boats[seat]
+    assert boat.cell is not None
+    heading = boat.heading
+    directions = (heading, left(heading), right(heading))
+    rays = course.rays[boat.cell]
+    reaches = [total if total <= len(rays[d]) else len(rays[d]) for d in directions]
+    best = max(reaches)
+    return tuple(
+        simulate(course, boats, seat, d, total, reach == best) for d, reach in zip(directions, reaches, strict=True)
+    )
+
+
+def _blocker(course: Course, start: Hex, direction: int, reach: int) -> str | None:
+    """What stops a boat that crashes after ``reach`` cells (boats never do, R8)."""
+    dq, dr = DIRECTIONS[direction]
+    cell = (start[0] + dq * (reach + 1), start[1] + dr * (reach + 1))
+    return course.obstacle(cell)
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """The whole position. ``ply`` counts actions (placements, rolls, moves); a client
+    sends the ``ply`` it saw so that a stale or repeated request is refused."""
+
+    course: Course
+    boats: tuple[Boat, ...]
+    phase: Phase
+    to_move: int
+    pending: Pending | None = None
+    outcome: Outcome | None = None
+    ply: int = 0
+
+    @classmethod
+    def initial(cls, course: Course, colors: Sequence[str] = COLORS) -> GameState:
+        if len(colors) < 2 or len(set(colors)) != len(colors):
+            raise ValueError("a game needs two or more boats of different colours")
+        return cls(course, tuple(Boat(c) for c in colors), Phase.PLACE, 0)
+
+    # --- reading ---------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def boat(self) -> Boat:
+        """The boat to move (or to place)."""
+        return self.boats[self.to_move]
+
+    def seat_of(self, color: str) -> int:
+        for i, b in enumerate(self.boats):
+            if b.color == color:
+                return i
+        raise KeyError(color)
+
+    def free_start_cells(self) -> list[Hex]:
+        taken = {b.cell for b in self.boats}
+        return [c for c in self.course.line if c not in taken]
+
+    def legal_dice_choices(self) -> list[DiceChoice]:
+        """Every legal dice choice (R6), by die index. See :meth:`distinct_dice_choices`."""
+        self._expect(Phase.DICE)
+        return all_choices(self.boat.dice, self.boat.moves == 0)
+
+    def distinct_dice_choices(self) -> list[DiceChoice]:
+        """One legal dice choice per different effect (kept values, number rolled)."""
+        self._expect(Phase.DICE)
+        return distinct_choices(self.boat.dice, self.boat.moves == 0)
+
+    def options(self) -> tuple[Option, ...]:
+        """The three directions after the roll, each with its outcome, ``allowed`` per R7."""
+        self._expect(Phase.DIRECTION)
+        assert self.pending is not None
+        return tuple(option for _, option in self.pending.previews)
+
+    def options_for_total(self, total: int) -> tuple[Option, ...]:
+        """What each direction would do with a given total (for planning a dice choice)."""
+        return tuple(option for _, option in previews(self.course, self.boats, self.to_move, total))
+
+    def allowed_directions(self) -> list[int]:
+        return [o.direction for o in self.options() if o.allowed]
+
+    # --- acting ----------------------------------------------------------------------
+
+    def place(self, cell: Hex, heading: int) -> GameState:
+        """R5: put the boat to place on a free start/finish-line cell with a heading."""
+        self._expect(Phase.PLACE)
+        if not isinstance(heading, int) or not 0 <= heading < 6:
+            raise IllegalMove("R5", "the heading must point to a side of the cell: 0..5", "heading")
+        if cell not in self.course.line_set:
+            raise IllegalMove("R5", f"{cell} is not on the start/finish line", "cell")
+        if cell in {b.cell for b in self.boats}:
+            raise IllegalMove("R5", f"{cell} is taken by another boat", "cell")
+        boats = list(self.boats)
+        boats[self.to_move] = replace(self.boat, cell=cell, heading=heading)
+        nxt = self.to_move + 1
+        if nxt < len(boats):
+            return replace(self, boats=tuple(boats), to_move=nxt, ply=self.ply + 1)
+        # the boat placed last moves first: Red, after Yellow placed first
+        return replace(self, boats=tuple(boats), phase=Phase.DICE, to_move=len(boats) - 1, ply=self.ply + 1)
+
+    def choose_dice(self, choice: DiceChoice, source: DiceSource) -> Step:
+        """R6: apply the dice choice and roll. If then only one direction is allowed (R7)
+        the move is made at once and returned."""
+        self._expect(Phase.DICE)
+        if not isinstance(choice, DiceChoice):
+            raise IllegalMove("R6", "a dice choice is needed", "choice")
+        boat = self.boat
+        choice.check(boat.dice, first_move=boat.moves == 0)
+        dice, rolled = choice.apply(boat.dice, source)
+        boats = list(self.boats)
+        boats[self.to_move] = replace(boat, dice=dice)
+        moves = previews(self.course, boats, self.to_move, sum(dice))
+        pending = Pending(choice, boat.dice, rolled, dice, moves)
+        rolled_state = GameState(
+            self.course, tuple(boats), Phase.DIRECTION, self.to_move, pending, None, self.ply + 1
+        )
+        allowed = [preview for preview in moves if preview[1].allowed]
+        if len(allowed) == 1:
+            return rolled_state._move(allowed[0], auto=True)
+        return Step(rolled_state, None)
+
+    def choose_direction(self, direction: int) -> Step:
+        """R7: move in an allowed direction (R8–R14) and pass the turn."""
+        self._expect(Phase.DIRECTION)
+        boat = self.boat
+        candidates = (boat.heading, left(boat.heading), right(boat.heading))
+        if not isinstance(direction, int) or direction not in candidates:
+            names = ", ".join(DIRECTION_NAMES[d] for d in candidates)
+            shown = DIRECTION_NAMES[direction] if isinstance(direction, int) and 0 <= direction < 6 else repr(direction)
+            raise IllegalMove(
+                "R7",
+                f"the boat heads {DIRECTION_NAMES[boat.heading]}: it can keep that heading or turn 60° "
+                f"left or right ({names}), not {shown}",
+                "direction",
+            )
+        assert self.pending is not None
+        options = self.options()
+        index = candidates.index(direction)
+        chosen = options[index]
+        if not chosen.allowed:
+            allowed = [o for o in options if o.allowed]
+            total = chosen.total
+            names = ", ".join(o.name for o in allowed)
+            if allowed[0].reach == total:
+                why = f"{chosen.name} reaches only {chosen.reach} of {total}, and {names} reach{'es' if len(allowed) == 1 else ''} all {total}: you must move as far as your dice say"
+            else:
+                why = f"no direction reaches {total}; {chosen.name} reaches {chosen.reach}, {names} reach{'es' if len(allowed) == 1 else ''} {allowed[0].reach}: you must take the longest way"
+            raise IllegalMove("R7", f"direction {chosen.name} is not allowed: {why}. Allowed: {names}", "direction")
+        return self._move(self.pending.previews[index], auto=False)
+
+    def resign(self, seat: int) -> GameState:
+        """The player in ``seat`` gives up; the opponent wins (R14: points scored stand)."""
+        return self._forfeit(seat, Termination.RESIGN, "resigned")
+
+    def time_out(self, seat: int) -> GameState:
+        """The player in ``seat`` ran out of time; the opponent wins."""
+        return self._forfeit(seat, Termination.TIMEOUT, "ran out of time")
+
+    # --- internals -------------------------------------------------------------------
+
+    def _expect(self, phase: Phase) -> None:
+        if self.phase is Phase.OVER:
+            raise GameOver("over", "the game is over", "phase")
+        if self.phase is not phase:
+            raise IllegalMove("turn", f"the game awaits {self.phase.value}, not {phase.value}", "phase")
+
+    def _forfeit(self, seat: int, termination: Termination, verb: str) -> GameState:
+        if self.phase is Phase.OVER:
+            raise GameOver("over", "the game is over", "phase")
+        if len(self.boats) != 2:
+            raise NotImplementedError("resigning and time-outs are defined for two-player games")
+        if not 0 <= seat < 2:
+            raise IllegalMove("turn", f"no seat {seat}", "seat")
+        winner = 1 - seat
+        reason = f"{self.boats[seat].color.capitalize()} {verb}"
+        outcome = Outcome(winner, termination, reason)
+        return replace(self, phase=Phase.OVER, pending=None, outcome=outcome, ply=self.ply + 1)
+
+    def _move(self, preview: tuple[Boat, Option], auto: bool) -> Step:
+        pending = self.pending
+        assert pending is not None
+        seat = self.to_move
+        boat = self.boat
+        assert boat.cell is not None
+        new_boat, option = preview
+        direction = option.direction
+        boats = list(self.boats)
+        boats[seat] = new_boat
+        move = Move(
+            seat, boat.color, new_boat.moves, pending.choice, pending.dice_before, pending.rolled, pending.dice,
+            direction, auto, boat.cell, option.reach, option.path, option.final, direction, option.damage,
+            new_boat.damage, option.crash, option.rounded, option.finishes, new_boat.sunk,
+        )
+        outcome = _outcome(boats, seat)
+        if outcome is not None:
+            state = GameState(self.course, tuple(boats), Phase.OVER, seat, None, outcome, self.ply + 1)
+        else:
+            state = GameState(self.course, tuple(boats), Phase.DICE, _next_seat(boats, seat), None, None, self.ply + 1)
+        return Step(state, move)
+
+
+def _next_seat(boats: Sequence[Boat], seat: int) -> int:
+    n = len(boats)
+    for k in range(1, n + 1):
+        candidate = (seat + k) % n
+        if not boats[candidate].sunk:
+            return candidate
+    return seat
+
+
+def _name(boat: Boat) -> str:
+    return boat.color.capitalize()
+
+
+def _outcome(boats: Sequence[Boat], seat: int) -> Outcome | None:
+    """The end of the game after ``seat`` moved, if it has ended (R11–R13)."""
+    mover = boats[seat]
+    if mover.finished:  # R11: ends at once, even after a crash later in the move
+        return Outcome(seat, Termination.FINISH, f"{_name(mover)} finished")
+    afloat = [i for i, b in enumerate(boats) if not b.sunk]
+    if mover.sunk:  # R12
+        if len(afloat) == 1:
+            return Outcome(afloat[0], Termination.SINK, f"{_name(mover)} sank with {mover.damage} damage")
+        if not afloat:
+            return Outcome(None, Termination.SINK, "every boat sank")
+    if all(boats[i].moves >= CUTOFF_MOVES for i in afloat):  # R13
+        ranked = sorted(afloat, key=lambda i: (-boats[i].buoys, boats[i].damage))
+        first, second = boats[ranked[0]], boats[ranked[1]]
+        if first.buoys > second.buoys:
+            why = f"{_name(first)} rounded more buoys ({first.buoys} to {second.buoys})"
+        elif first.damage < second.damage:
+            why = f"equal buoys ({first.buoys}); {_name(first)} has less damage ({first.damage} to {second.damage})"
+        else:
+            return Outcome(
+                None, Termination.CUTOFF,
+                f"{CUTOFF_MOVES} moves each: equal buoys ({first.buoys}) and equal damage ({first.damage}), a draw",
+            )
+        return Outcome(ranked[0], Termination.CUTOFF, f"{CUTOFF_MOVES} moves each: {why}")
+    return None
+
+
+__all__ = [
+    "Boat",
+    "Change",
+    "GameState",
+    "Move",
+    "Option",
+    "Outcome",
+    "Pending",
+    "Phase",
+    "Placement",
+    "Step",
+    "Termination",
+    "previews",
+    "simulate",
+]

@@ -1,0 +1,1 @@
+"""Games in the database (see issue 3)."""

@@ -1,0 +1,11 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from games import views as game_views
+
+urlpatterns = [
+    path("", game_views.home, name="home"),
+    path("health/", game_views.health, name="health"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,53 @@
+"""Shared test setup: service markers (PostgreSQL, Redis, chromium) and output folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
+REQUIRE = os.environ.get("POWERBOATS_REQUIRE_SERVICES") == "1"
+
+
+def _redis_up() -> bool:
+    url = settings.CELERY_BROKER_URL
+    if not url.startswith("redis://"):
+        return False
+    host_port = url.split("//", 1)[1].split("/", 1)[0].split("@")[-1]
+    host, _, port = host_port.partition(":")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port or 6379)), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def _missing(marker: str) -> str | None:
+    if marker == "postgres" and settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        return "needs DATABASE_URL=postgres://..."
+    if marker == "redis" and not _redis_up():
+        return "needs CELERY_BROKER_URL=redis://... with Redis running"
+    if marker == "browser" and not shutil.which("chromium") and not Path("/usr/bin/chromium").exists():
+        return "needs Debian's chromium (apt-get install chromium)"
+    return None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker in ("postgres", "redis", "browser"):
+        if item.get_closest_marker(marker):
+            why = _missing(marker)
+            if why:
+                if REQUIRE:
+                    pytest.fail(f"POWERBOATS_REQUIRE_SERVICES=1 but this test {why}")
+                pytest.skip(why)
+
+
+@pytest.fixture
+def output_dir() -> Path:
+    OUTPUT.mkdir(exist_ok=True)
+    return OUTPUT

@@ -1,0 +1,111 @@
+"""The project skeleton: settings from the environment, the demo account, the two commands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def settings_in(env: dict[str, str], tmp_path: Path) -> dict[str, object]:
+    """Load the settings module in a fresh interpreter with the given environment."""
+    code = (
+        "import json, django.conf, os; from django.conf import settings; settings._setup();"
+        "print(json.dumps({'db': settings.DATABASES['default']['ENGINE'], 'name': str(settings.DATABASES['default']['NAME']),"
+        "'broker': settings.CELERY_BROKER_URL, 'opts': settings.CELERY_BROKER_TRANSPORT_OPTIONS,"
+        "'email': settings.EMAIL_BACKEND, 'debug': settings.DEBUG, 'hosts': settings.ALLOWED_HOSTS,"
+        "'key': settings.SECRET_KEY}, default=str))"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "EMAIL_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"}}
+    full = {**clean, "DJANGO_SETTINGS_MODULE": "powerboats_site.settings", "POWERBOATS_VAR_DIR": str(tmp_path), **env}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=full, capture_output=True, text=True, check=True)
+    import json
+
+    return json.loads(out.stdout)
+
+
+def test_embedded_defaults_need_no_server(tmp_path):
+    s = settings_in({}, tmp_path)
+    assert s["db"] == "django.db.backends.sqlite3" and s["name"] == str(tmp_path / "db.sqlite3")
+    assert s["broker"] == "filesystem://" and s["opts"]["polling_interval"] == 0.1
+    assert s["email"] == "django.core.mail.backends.console.EmailBackend"
+    assert s["debug"] is False
+    assert len(s["key"]) > 40 and (tmp_path / "secret_key").read_text() == s["key"]
+    assert settings_in({}, tmp_path)["key"] == s["key"], "the generated key is kept"
+
+
+def test_environment_selects_postgres_redis_and_smtp(tmp_path):
+    s = settings_in(
+        {
+            "DATABASE_URL": "postgres://u:p@db.example:5432/pb",
+            "CELERY_BROKER_URL": "redis://cache.example:6379/0",
+            "EMAIL_URL": "smtp+tls://mailer:secret@smtp.example:587",
+            "DEBUG": "true",
+            "SECRET_KEY": "x" * 50,
+            "ALLOWED_HOSTS": "powerboats.example,www.powerboats.example",
+        },
+        tmp_path,
+    )
+    assert s["db"] == "django.db.backends.postgresql" and s["name"] == "pb"
+    assert s["broker"] == "redis://cache.example:6379/0" and s["opts"] == {}
+    assert s["email"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert s["debug"] is True and s["key"] == "x" * 50
+    assert s["hosts"] == ["powerboats.example", "www.powerboats.example"]
+
+
+@pytest.mark.django_db
+def test_demo_account_can_log_in(client):
+    call_command("ensure_demo")
+    call_command("ensure_demo")  # twice in a row is fine
+    assert authenticate(username="demo", password="demo") is not None
+    assert client.login(username="demo", password="demo")
+    page = client.get("/")
+    assert page.status_code == 200 and b"demo" in page.content
+
+
+@pytest.mark.django_db
+def test_home_and_health(client):
+    assert client.get("/").status_code == 200
+    assert client.get("/health/").json() == {"status": "ok"}
+
+
+def test_the_run_command_serves_the_site_twice_in_a_row(tmp_path):
+    """README command 1: bin/run installs, migrates, starts web + worker + beat and prints the URL."""
+    for attempt in range(2):
+        port = 18_700 + attempt
+        env = {**os.environ, "PORT": str(port), "POWERBOATS_VAR_DIR": str(tmp_path / "var")}
+        for key in ("DATABASE_URL", "CELERY_BROKER_URL"):
+            env.pop(key, None)
+        proc = subprocess.Popen(
+            [str(ROOT / "bin" / "run")], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, start_new_session=True,
+        )
+        try:
+            seen = []
+            deadline = time.time() + 120
+            while time.time() < deadline:
+                line = proc.stdout.readline()
+                seen.append(line)
+                if f"ready at http://127.0.0.1:{port}/" in line:
+                    break
+            else:
+                pytest.fail("bin/run did not say it was ready:\n" + "".join(seen[-40:]))
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=10) as response:
+                assert response.status == 200
+            deadline = time.time() + 30
+            while time.time() < deadline and not any("celery@" in line and "ready" in line for line in seen):
+                seen.append(proc.stdout.readline())
+            assert any("celery@" in line and "ready" in line for line in seen), "the worker did not start"
+            assert any("beat" in line for line in seen), "the scheduler did not start"
+        finally:
+            os.killpg(proc.pid, 15)
+            proc.wait(timeout=30)

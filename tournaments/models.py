@@ -1,0 +1,1 @@
+"""Swiss tournaments (see issue 7)."""
