@@ -1,1 +1,242 @@
-"""Games in the database (see issue 3)."""
+"""Games in the database: challenges, games, seats and the append-only move history.
+
+The stored state of a game (``Game`` + its two ``Seat`` rows) always equals the replay of
+its ``Move`` rows through the rules engine; ``manage.py verify_games`` checks it. All
+writes go through ``games.services``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+COLORS = ("yellow", "red")
+
+
+class LakeSide(models.TextChoices):
+    STANDARD = "standard", "standard (dark blue)"
+    EXPERT = "expert", "expert (light blue, more islands)"
+
+
+class ColorChoice(models.TextChoices):
+    YELLOW = "yellow", "Yellow (places first)"
+    RED = "red", "Red (moves first)"
+    RANDOM = "random", "random"
+
+
+class CourseLetter(models.TextChoices):
+    RANDOM = "", "random"
+    A = "A", "A"
+    B = "B", "B"
+    C = "C", "C"
+
+
+DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)
+
+
+class Challenge(models.Model):
+    """An offer to play: open to anyone, or to one named player."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        ACCEPTED = "accepted"
+        CANCELLED = "cancelled"
+        DECLINED = "declined"
+
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_made")
+    opponent = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="challenges_received"
+    )
+    color = models.CharField(max_length=6, choices=ColorChoice.choices, default=ColorChoice.RANDOM)
+    days_per_move = models.PositiveSmallIntegerField(default=3, choices=[(d, f"{d} days") for d in DAYS_PER_MOVE])
+    course_letter = models.CharField(max_length=1, choices=CourseLetter.choices, blank=True, default="")
+    lake_side = models.CharField(max_length=8, choices=LakeSide.choices, default=LakeSide.STANDARD)
+    rated = models.BooleanField(default=True)
+    status = models.CharField(max_length=9, choices=Status.choices, default=Status.OPEN, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    game = models.OneToOneField("Game", on_delete=models.SET_NULL, null=True, blank=True, related_name="challenge")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        to = f" to {self.opponent}" if self.opponent_id else ""
+        return f"challenge {self.pk} by {self.created_by}{to}"
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        FINISHED = "finished"
+
+    class Phase(models.TextChoices):
+        PLACE = "place"
+        DICE = "dice"
+        DIRECTION = "direction"
+        OVER = "over"
+
+    yellow = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_yellow")
+    red = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_red")
+    course = models.JSONField(help_text="lake and course in the game record format")
+    course_letter = models.CharField(max_length=1)
+    lake_side = models.CharField(max_length=8, choices=LakeSide.choices)
+    rated = models.BooleanField(default=True)
+
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE, db_index=True)
+    phase = models.CharField(max_length=9, choices=Phase.choices, default=Phase.PLACE)
+    to_move = models.PositiveSmallIntegerField(default=0, help_text="seat to act: 0 yellow, 1 red")
+    ply = models.PositiveIntegerField(default=0, help_text="actions so far; a client sends the ply it saw")
+    pending = models.JSONField(null=True, blank=True, help_text="a roll awaiting its direction")
+
+    winner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="games_won"
+    )
+    winner_color = models.CharField(max_length=6, blank=True)
+    termination = models.CharField(max_length=8, blank=True)
+    result_reason = models.CharField(max_length=200, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    dice_seed = models.CharField(max_length=64, help_text="secret until the game ends (docs/fair-dice.md)")
+    dice_seed_sha256 = models.CharField(max_length=64)
+
+    days_per_move = models.PositiveSmallIntegerField(default=3)
+    turn_started_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["status", "updated_at"])]
+
+    def __str__(self) -> str:
+        return f"game {self.pk}: {self.yellow} (Y) v {self.red} (R)"
+
+    @property
+    def over(self) -> bool:
+        return self.status == Game.Status.FINISHED
+
+    def player(self, seat: int) -> Any:
+        return self.yellow if seat == 0 else self.red
+
+    def seat_of(self, user: Any) -> int | None:
+        if user is None or not getattr(user, "pk", None):
+            return None
+        if user.pk == self.yellow_id:
+            return 0
+        if user.pk == self.red_id:
+            return 1
+        return None
+
+    @property
+    def user_to_move(self) -> Any:
+        return None if self.over else self.player(self.to_move)
+
+    @property
+    def user_id_to_move(self) -> int | None:
+        if self.over:
+            return None
+        return int(self.yellow_id if self.to_move == 0 else self.red_id)
+
+
+class Seat(models.Model):
+    """One boat's stored state (mirrors ``games.engine.Boat``)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    color = models.CharField(max_length=6)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    q = models.IntegerField(null=True, blank=True)
+    r = models.IntegerField(null=True, blank=True)
+    heading = models.PositiveSmallIntegerField(default=0)
+    dice = models.JSONField(default=list)
+    damage = models.PositiveSmallIntegerField(default=0)
+    next_buoy = models.PositiveSmallIntegerField(default=1)
+    count = models.SmallIntegerField(default=0)
+    entries = models.JSONField(default=list)
+    finished = models.BooleanField(default=False)
+    sunk = models.BooleanField(default=False)
+    moves = models.PositiveSmallIntegerField(default=0)
+    points = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["game", "index"]
+        constraints = [models.UniqueConstraint(fields=["game", "index"], name="one_seat_per_index")]
+
+    def __str__(self) -> str:
+        return f"{self.color} in game {self.game_id}"
+
+    @property
+    def buoys(self) -> int:
+        return self.next_buoy - 1
+
+
+class AppendOnly(Exception):
+    pass
+
+
+class Move(models.Model):
+    """One action of the history, never changed: a placement or a whole turn."""
+
+    class Kind(models.TextChoices):
+        PLACE = "place"
+        TURN = "turn"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    ply = models.PositiveIntegerField(help_text="the game's ply when the action began (a turn: when it rolled)")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moves")
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    number = models.PositiveSmallIntegerField(default=0, help_text="the boat's move number (0 for placing)")
+    rolled_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    choice = models.JSONField(null=True, blank=True)
+    dice_before = models.JSONField(default=list)
+    rolled = models.JSONField(default=list)
+    dice = models.JSONField(default=list)
+    direction = models.PositiveSmallIntegerField(null=True, blank=True)
+    auto = models.BooleanField(default=False)
+    start = models.JSONField(null=True, blank=True)
+    reach = models.PositiveSmallIntegerField(default=0)
+    path = models.JSONField(default=list)
+    final = models.JSONField()
+    heading = models.PositiveSmallIntegerField()
+    damage = models.PositiveSmallIntegerField(default=0)
+    damage_total = models.PositiveSmallIntegerField(default=0)
+    crash = models.BooleanField(default=False)
+    rounded = models.JSONField(default=list)
+    finished = models.BooleanField(default=False)
+    sunk = models.BooleanField(default=False)
+    notation = models.CharField(max_length=40)
+
+    class Meta:
+        ordering = ["game", "ply"]
+        constraints = [models.UniqueConstraint(fields=["game", "ply"], name="one_action_per_ply")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} ply {self.ply}: {self.notation}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnly("the move history is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise AppendOnly("the move history is append-only")
+
+
+class IdempotentRequest(models.Model):
+    """The first answer to a request made with an Idempotency-Key, returned again on retries."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    key = models.CharField(max_length=100)
+    action = models.CharField(max_length=40)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, null=True, blank=True)
+    status = models.PositiveSmallIntegerField(default=200)
+    response = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key")]

@@ -1,14 +1,320 @@
-"""Site views for games."""
+"""Site views: they parse input, call a service, and render. No rules here."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from games.engine import DIRECTION_NAMES, Phase
+from games.engine.hexgrid import left, right
+
+from . import services
+from .board import BoatView, OptionView, board_svg
+from .errors import ServiceError
+from .forms import ChallengeForm, DiceForm, DirectionForm, PlaceForm, ResignForm, SignUpForm
+from .models import COLORS, Game, Move
+from .selectors import dice_options, game_detail, games_of, games_to_move, open_challenges
+from .state import course_of, record_of, state_of
+
+User = get_user_model()
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
+    context: dict[str, Any] = {}
+    if request.user.is_authenticated:
+        context["to_move"] = list(games_to_move(request.user)[:10])
+    return render(request, "home.html", context)
+
+
+def help_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "help.html")
 
 
 def health(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignUpForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}! Challenge someone in the lobby.")
+        return redirect("lobby")
+    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    player = get_object_or_404(User, username=username)
+    games = list(games_of(player)[:50])
+    finished = [g for g in games if g.over]
+    wins = sum(1 for g in finished if g.winner_id == player.pk)
+    draws = sum(1 for g in finished if g.winner_id is None)
+    return render(
+        request,
+        "games/profile.html",
+        {"player": player, "games": games, "wins": wins, "draws": draws, "losses": len(finished) - wins - draws},
+    )
+
+
+# --- lobby --------------------------------------------------------------------------------
+
+
+@login_required
+def lobby(request: HttpRequest) -> HttpResponse:
+    form = ChallengeForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                services.challenge_create(
+                    user=request.user, color=data["color"], days_per_move=data["days_per_move"],
+                    course_letter=data["course_letter"], lake_side=data["lake_side"], rated=data["rated"],
+                    opponent=data["opponent"],
+                )
+            except ServiceError as exc:
+                form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+                status = exc.status
+            else:
+                messages.success(request, "Challenge made.")
+                return redirect("lobby")
+        else:
+            status = 400
+    return render(request, "games/lobby.html", {"form": form, "challenges": open_challenges(request.user)}, status=status)
+
+
+@login_required
+@require_POST
+def challenge_action(request: HttpRequest, challenge_id: int, action: str) -> HttpResponse:
+    try:
+        if action == "accept":
+            game = services.challenge_accept(user=request.user, challenge_id=challenge_id)
+            messages.success(request, "Challenge accepted: the game has started.")
+            return redirect("game", game_id=game.pk)
+        if action == "cancel":
+            services.challenge_cancel(user=request.user, challenge_id=challenge_id)
+            messages.success(request, "Challenge cancelled.")
+        elif action == "decline":
+            services.challenge_decline(user=request.user, challenge_id=challenge_id)
+            messages.success(request, "Challenge declined.")
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return render(request, "games/lobby.html", {"form": ChallengeForm(), "challenges": open_challenges(request.user)},
+                      status=exc.status)
+    return redirect("lobby")
+
+
+@login_required
+def my_games(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/my_games.html", {"games": games_of(request.user)})
+
+
+# --- the game page ------------------------------------------------------------------------
+
+
+@dataclass
+class Position:
+    """Boats as they stood after ``at`` actions, for the board, the panel and replays."""
+
+    boats: list[BoatView]
+    damage: list[int]
+    dice: list[list[int]]
+    buoys: list[int]
+
+
+def position_at(game: Game, rows: list[Move], at: int) -> Position:
+    views: list[dict[str, Any]] = [
+        {"color": c, "cell": None, "heading": 0, "path": (), "start": None, "next_buoy": 1, "finished": False,
+         "sunk": False}
+        for c in COLORS
+    ]
+    damage, dice = [0, 0], [[], []]
+    for row in rows[:at]:
+        v = views[row.seat]
+        if row.kind == Move.Kind.PLACE:
+            v.update(cell=tuple(row.final), heading=row.heading)
+            continue
+        v.update(
+            cell=tuple(row.final), heading=row.heading, path=tuple(tuple(c) for c in row.path),
+            start=tuple(row.start) if row.start else None, next_buoy=v["next_buoy"] + len(row.rounded),
+            finished=v["finished"] or row.finished, sunk=row.sunk,
+        )
+        damage[row.seat] = row.damage_total
+        dice[row.seat] = [] if row.crash else list(row.dice)
+    return Position([BoatView(**v) for v in views], damage, dice, [v["next_buoy"] - 1 for v in views])
+
+
+def _game_context(request: HttpRequest, game: Game, error: ServiceError | None = None) -> dict[str, Any]:
+    user = request.user if request.user.is_authenticated else None
+    rows = list(game.moves.order_by("ply"))
+    total = len(rows)
+    try:
+        at = int(request.GET.get("at", total))
+    except ValueError:
+        at = total
+    at = max(0, min(at, total))
+    replaying = at < total
+    seats = list(game.seats.order_by("index"))
+    state = state_of(game, seats)
+    course = course_of(game)
+    viewer = game.seat_of(user)
+    your_turn = viewer is not None and not game.over and viewer == game.to_move and not replaying
+    position = position_at(game, rows, at)
+    options: list[OptionView] = []
+    placeable: list[tuple[int, int]] = []
+    if your_turn and state.phase is Phase.DIRECTION:
+        options = [
+            OptionView(o.direction, o.path, o.final, o.reach, o.total, o.allowed, o.crash, o.damage, o.rounded,
+                       o.finishes, o.sinks)
+            for o in state.options()
+        ]
+    if your_turn and state.phase is Phase.PLACE:
+        placeable = state.free_start_cells()
+    focus = COLORS[viewer] if viewer is not None else None
+    svg = board_svg(course, position.boats, options, placeable, focus)
+    players = []
+    for s in seats:
+        now = not replaying
+        players.append({
+            "color": s.color,
+            "user": game.player(s.index),
+            "dice": list(s.dice) if now else position.dice[s.index],
+            "damage": s.damage if now else position.damage[s.index],
+            "buoys": s.buoys if now else position.buoys[s.index],
+            "points": s.points if now else position.buoys[s.index] + position.boats[s.index].finished,
+            "finished": s.finished if now else position.boats[s.index].finished,
+            "sunk": s.sunk if now else position.boats[s.index].sunk,
+            "to_move": now and not game.over and game.to_move == s.index,
+            "next_buoy": s.next_buoy if now else position.boats[s.index].next_buoy,
+        })
+    context: dict[str, Any] = {
+        "players": players,
+        "game": game,
+        "detail": game_detail(game, user),
+        "board": svg,
+        "at": at,
+        "total": total,
+        "replaying": replaying,
+        "rows": rows,
+        "your_turn": your_turn,
+        "viewer_color": focus,
+        "phase": state.phase.value,
+        "position": position,
+        "seats": seats,
+        "error": error,
+        "direction_names": DIRECTION_NAMES,
+    }
+    if your_turn and state.phase is Phase.PLACE:
+        line_index = {c: i + 1 for i, c in enumerate(course.line)}
+        context["place_cells"] = [(f"{q},{r}", f"start cell {line_index[(q, r)]}") for q, r in placeable]
+        context["headings"] = list(enumerate(DIRECTION_NAMES))
+    if your_turn and state.phase is Phase.DICE:
+        context["dice"] = dice_options(state)
+        context["dice_json"] = json.dumps(list(state.boat.dice))
+    if your_turn and state.phase is Phase.DIRECTION:
+        heading = state.boat.heading
+        turn_words = {heading: "straight on", left(heading): "60° left", right(heading): "60° right"}
+        context["options"] = [
+            {"option": o, "name": DIRECTION_NAMES[o.direction], "turn": turn_words[o.direction]} for o in state.options()
+        ]
+        assert state.pending is not None
+        context["pending"] = state.pending
+    return context
+
+
+@require_GET
+def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game.objects.select_related("yellow", "red", "winner"), pk=game_id)
+    return render(request, "games/game.html", _game_context(request, game))
+
+
+@require_GET
+def game_board(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The board alone (for the replay control without reloading the page)."""
+    game = get_object_or_404(Game, pk=game_id)
+    context = _game_context(request, game)
+    return HttpResponse(context["board"], content_type="image/svg+xml")
+
+
+@require_GET
+def game_record(request: HttpRequest, game_id: int) -> JsonResponse:
+    game = get_object_or_404(Game.objects.select_related("yellow", "red"), pk=game_id)
+    response = JsonResponse(record_of(game), json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'inline; filename="powerboats-{game.pk}.json"'
+    return response
+
+
+def _act(request: HttpRequest, game_id: int, call: Any) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    try:
+        call()
+    except ServiceError as exc:
+        game.refresh_from_db()
+        return render(request, "games/game.html", _game_context(request, game, exc), status=exc.status)
+    return redirect(reverse("game", args=[game_id]) + "#board")
+
+
+def _invalid(request: HttpRequest, game_id: int, form: Any) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    field, errors = next(iter(form.errors.items()))
+    error = ServiceError(f"{field}: {' '.join(errors)}", field)
+    return render(request, "games/game.html", _game_context(request, game, error), status=400)
+
+
+@login_required
+@require_POST
+def place(request: HttpRequest, game_id: int) -> HttpResponse:
+    form = PlaceForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, game_id, form)
+    return _act(request, game_id, lambda: services.game_place(
+        user=request.user, game_id=game_id, ply=form.cleaned_data["ply"], cell=form.cell_value(),
+        heading=form.cleaned_data["heading"],
+    ))
+
+
+@login_required
+@require_POST
+def roll(request: HttpRequest, game_id: int) -> HttpResponse:
+    form = DiceForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, game_id, form)
+    return _act(request, game_id, lambda: services.game_roll(
+        user=request.user, game_id=game_id, ply=form.cleaned_data["ply"], choice=form.choice(),
+    ))
+
+
+@login_required
+@require_POST
+def direction(request: HttpRequest, game_id: int) -> HttpResponse:
+    form = DirectionForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, game_id, form)
+    return _act(request, game_id, lambda: services.game_choose_direction(
+        user=request.user, game_id=game_id, ply=form.cleaned_data["ply"], direction=form.cleaned_data["direction"],
+    ))
+
+
+@login_required
+def resign(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game.objects.select_related("yellow", "red"), pk=game_id)
+    form = ResignForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.game_resign(user=request.user, game_id=game_id)
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+            return render(request, "games/resign.html", {"game": game, "form": form}, status=exc.status)
+        messages.info(request, "You resigned.")
+        return redirect("game", game_id=game_id)
+    return render(request, "games/resign.html", {"game": game, "form": form}, status=400 if form.errors else 200)

@@ -6,6 +6,8 @@ from games import views as game_views
 urlpatterns = [
     path("", game_views.home, name="home"),
     path("health/", game_views.health, name="health"),
+    path("", include("games.urls")),
+    path("api/", include("games.api_urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -120,6 +120,7 @@ def move_json(move: Move) -> dict[str, Any]:
         "rounded": list(move.rounded),
         "finished": move.finished,
         "sunk": move.sunk,
+        "roll_ply": move.roll_ply,
     }
 
 

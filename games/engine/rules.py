@@ -154,6 +154,7 @@ class Move:
     rounded: tuple[int, ...]
     finished: bool
     sunk: bool
+    roll_ply: int = 0  # the state's ply when the dice were rolled (fair dice: docs/fair-dice.md)
 
     @property
     def total(self) -> int:
@@ -384,6 +385,26 @@ class GameState:
             raise IllegalMove("R7", f"direction {chosen.name} is not allowed: {why}. Allowed: {names}", "direction")
         return self._move(self.pending.previews[index], auto=False)
 
+    @classmethod
+    def resume(
+        cls,
+        course: Course,
+        boats: Sequence[Boat],
+        phase: Phase,
+        to_move: int,
+        ply: int,
+        pending: tuple[DiceChoice, tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None,
+        outcome: Outcome | None = None,
+    ) -> GameState:
+        """A state rebuilt from storage; a pending roll (choice, dice before, rolled, dice)
+        gets its direction previews computed again."""
+        boats = tuple(boats)
+        stored = None
+        if pending is not None:
+            choice, before, rolled, dice = pending
+            stored = Pending(choice, before, rolled, dice, previews(course, boats, to_move, sum(dice)))
+        return cls(course, boats, phase, to_move, stored, outcome, ply)
+
     def resign(self, seat: int) -> GameState:
         """The player in ``seat`` gives up; the opponent wins (R14: points scored stand)."""
         return self._forfeit(seat, Termination.RESIGN, "resigned")
@@ -425,7 +446,7 @@ class GameState:
         move = Move(
             seat, boat.color, new_boat.moves, pending.choice, pending.dice_before, pending.rolled, pending.dice,
             direction, auto, boat.cell, option.reach, option.path, option.final, direction, option.damage,
-            new_boat.damage, option.crash, option.rounded, option.finishes, new_boat.sunk,
+            new_boat.damage, option.crash, option.rounded, option.finishes, new_boat.sunk, self.ply - 1,
         )
         outcome = _outcome(boats, seat)
         if outcome is not None:

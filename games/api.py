@@ -1,0 +1,307 @@
+"""The REST API (``/api/``): everything the site does, for bots and other clients.
+
+Errors are JSON: ``{"code": ..., "message": ..., "field": ..., "rule": ...}`` with a 4xx
+status. Moves carry the ``ply`` the client saw; a POST with an ``Idempotency-Key`` header
+that is retried gets the first answer again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import exceptions, serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from games.engine import DIRECTION_NAMES, Change, DiceChoice
+
+from . import services
+from .errors import ServiceError
+from .models import DAYS_PER_MOVE, Challenge, ColorChoice, CourseLetter, Game, LakeSide
+from .selectors import game_detail, games_of, open_challenges
+from .state import record_of
+
+User = get_user_model()
+
+IDEMPOTENCY = OpenApiParameter(
+    "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    description="Any unique string; a retried request with the same key gets the first answer.",
+)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Every error as ``{"code", "message", "field"?, "rule"?}``."""
+    if isinstance(exc, ServiceError):
+        return Response(exc.as_dict(), status=exc.status)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        field, message = _first_error(exc.detail)
+        body: dict[str, Any] = {"code": "invalid", "message": f"{field}: {message}" if field else message, "errors": exc.detail}
+        if field:
+            body["field"] = field
+        response.data = body
+    elif isinstance(exc, exceptions.APIException):
+        codes = exc.get_codes()
+        response.data = {"code": codes if isinstance(codes, str) else "error", "message": str(exc.detail)}
+    return response
+
+
+def _first_error(detail: Any, prefix: str = "") -> tuple[str, str]:
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            name = "" if key == "non_field_errors" else (f"{prefix}.{key}" if prefix else str(key))
+            return _first_error(value, name)
+    if isinstance(detail, list) and detail:
+        return _first_error(detail[0], prefix)
+    return prefix, str(detail)
+
+
+# --- serializers --------------------------------------------------------------------------
+
+
+class ChallengeIn(serializers.Serializer):  # type: ignore[type-arg]
+    color = serializers.ChoiceField(choices=ColorChoice.values, default=ColorChoice.RANDOM,
+                                    help_text="the challenger's colour: yellow places first, red moves first")
+    days_per_move = serializers.ChoiceField(choices=DAYS_PER_MOVE, default=3)
+    course_letter = serializers.ChoiceField(choices=CourseLetter.values, default="", allow_blank=True,
+                                            help_text="A, B, C, or empty for a random course (R3)")
+    lake_side = serializers.ChoiceField(choices=LakeSide.values, default=LakeSide.STANDARD, help_text="R2")
+    rated = serializers.BooleanField(default=True)
+    opponent = serializers.CharField(required=False, allow_blank=True, default="",
+                                     help_text="username of the player challenged; empty: open to all")
+
+    def validate_opponent(self, value: str) -> Any:
+        if not value:
+            return None
+        try:
+            return User.objects.get(username__iexact=value)
+        except User.DoesNotExist:
+            raise serializers.ValidationError(f"there is no player called {value!r}") from None
+
+
+class ChallengeOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    created_by = serializers.CharField(source="created_by.username")
+    opponent = serializers.CharField(source="opponent.username", default=None)
+
+    class Meta:
+        model = Challenge
+        fields = ["id", "created_by", "opponent", "color", "days_per_move", "course_letter", "lake_side", "rated",
+                  "status", "created_at", "game"]
+
+
+class GameSummary(serializers.ModelSerializer):  # type: ignore[type-arg]
+    yellow = serializers.CharField(source="yellow.username")
+    red = serializers.CharField(source="red.username")
+    to_move = serializers.SerializerMethodField()
+    your_turn = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Game
+        fields = ["id", "yellow", "red", "status", "phase", "ply", "to_move", "your_turn", "course_letter",
+                  "lake_side", "days_per_move", "rated", "winner_color", "termination", "result_reason", "updated_at"]
+
+    def get_to_move(self, game: Game) -> str | None:
+        return None if game.over else ("yellow", "red")[game.to_move]
+
+    def get_your_turn(self, game: Game) -> bool:
+        user = self.context["request"].user
+        return bool(game.user_id_to_move == user.pk)
+
+
+class Ply(serializers.Serializer):  # type: ignore[type-arg]
+    ply = serializers.IntegerField(min_value=0, help_text="the game's ply as you saw it (refused with 409 if stale)")
+
+
+class PlaceIn(Ply):
+    cell = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2,
+                                 help_text="[q, r]: a free start/finish-line cell (R5)")
+    heading = serializers.IntegerField(min_value=0, max_value=5, help_text="0..5, counter-clockwise from east")
+
+
+class RollIn(Ply):
+    change = serializers.ChoiceField(choices=[c.value for c in Change], help_text="keep, add or remove (R6)")
+    remove = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0,
+                                      help_text="index of the die to remove (with change=remove)")
+    reroll = serializers.ListField(child=serializers.IntegerField(min_value=0), default=list,
+                                   help_text="indices of the held dice to re-roll")
+
+    def choice(self) -> DiceChoice:
+        data = self.validated_data
+        return DiceChoice(Change(data["change"]), data.get("remove"), tuple(data.get("reroll", [])))
+
+
+class DirectionField(serializers.Field):  # type: ignore[type-arg]
+    default_error_messages = {"invalid": "a direction is 0..5 or one of E, NE, NW, W, SW, SE"}
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool):
+            self.fail("invalid")
+        if isinstance(data, int) and 0 <= data < 6:
+            return data
+        if isinstance(data, str) and data.upper() in DIRECTION_NAMES:
+            return DIRECTION_NAMES.index(data.upper())
+        if isinstance(data, str) and data.isdigit() and 0 <= int(data) < 6:
+            return int(data)
+        self.fail("invalid")
+        raise AssertionError  # unreachable
+
+    def to_representation(self, value: int) -> int:
+        return value
+
+
+class DirectionIn(Ply):
+    direction = DirectionField(help_text="0..5 or E, NE, NW, W, SW, SE: the heading, or 60° left or right of it (R7)")
+
+
+# --- views --------------------------------------------------------------------------------
+
+ANY = OpenApiTypes.OBJECT
+
+
+class ChallengeList(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(responses=ChallengeOut(many=True), summary="Open challenges (and yours)")
+    def get(self, request: Request) -> Response:
+        return Response(ChallengeOut(open_challenges(request.user), many=True).data)
+
+    @extend_schema(request=ChallengeIn, responses={201: ChallengeOut}, summary="Make a challenge")
+    def post(self, request: Request) -> Response:
+        data = _valid(ChallengeIn, request)
+        challenge = services.challenge_create(user=request.user, **data)
+        return Response(ChallengeOut(challenge).data, status=status.HTTP_201_CREATED)
+
+
+class ChallengeDetail(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(responses=ChallengeOut)
+    def get(self, request: Request, challenge_id: int) -> Response:
+        return Response(ChallengeOut(get_object_or_404(Challenge, pk=challenge_id)).data)
+
+    @extend_schema(request=None, responses=ChallengeOut, summary="Cancel your challenge")
+    def delete(self, request: Request, challenge_id: int) -> Response:
+        return Response(ChallengeOut(services.challenge_cancel(user=request.user, challenge_id=challenge_id)).data)
+
+
+class ChallengeAccept(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={201: GameSummary}, summary="Accept a challenge: the game starts")
+    def post(self, request: Request, challenge_id: int) -> Response:
+        game = services.challenge_accept(user=request.user, challenge_id=challenge_id)
+        return Response(GameSummary(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
+
+
+class ChallengeDecline(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=ChallengeOut, summary="Decline a challenge made to you")
+    def post(self, request: Request, challenge_id: int) -> Response:
+        return Response(ChallengeOut(services.challenge_decline(user=request.user, challenge_id=challenge_id)).data)
+
+
+class GameList(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=GameSummary(many=True), summary="My games: your turn first")
+    def get(self, request: Request) -> Response:
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(games_of(request.user), request, view=self)
+        return paginator.get_paginated_response(GameSummary(page, many=True, context={"request": request}).data)
+
+
+class GameDetail(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(
+        responses=ANY,
+        summary="A game's full state",
+        description="For the player to move: `placements`, `dice_options` (R6) or `options` "
+        "(the three directions with reach, path, crash, damage, buoys rounded, finish; R7).",
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = get_object_or_404(Game.objects.select_related("yellow", "red"), pk=game_id)
+        return Response(game_detail(game, request.user))
+
+
+class GameRecord(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(responses=ANY, summary="The game record (docs/game-record.md)")
+    def get(self, request: Request, game_id: int) -> Response:
+        return Response(record_of(get_object_or_404(Game.objects.select_related("yellow", "red"), pk=game_id)))
+
+
+def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:  # type: ignore[type-arg]
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def _key(request: Request) -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 100:
+        raise ServiceError("Idempotency-Key must be 1 to 100 characters", "Idempotency-Key")
+    return key
+
+
+class GamePlace(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=PlaceIn, responses=ANY, parameters=[IDEMPOTENCY], summary="Place your boat (R5)")
+    def post(self, request: Request, game_id: int) -> Response:
+        data = _valid(PlaceIn, request)
+        return Response(services.game_place(
+            user=request.user, game_id=game_id, ply=data["ply"], cell=(data["cell"][0], data["cell"][1]),
+            heading=data["heading"], idempotency_key=_key(request),
+        ))
+
+
+class GameRoll(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=RollIn, responses=ANY, parameters=[IDEMPOTENCY],
+                   summary="Choose and roll your dice (R6); the server rolls")
+    def post(self, request: Request, game_id: int) -> Response:
+        serializer = RollIn(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return Response(services.game_roll(
+            user=request.user, game_id=game_id, ply=serializer.validated_data["ply"], choice=serializer.choice(),
+            idempotency_key=_key(request),
+        ))
+
+
+class GameDirection(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=DirectionIn, responses=ANY, parameters=[IDEMPOTENCY], summary="Choose a direction (R7)")
+    def post(self, request: Request, game_id: int) -> Response:
+        data = _valid(DirectionIn, request)
+        return Response(services.game_choose_direction(
+            user=request.user, game_id=game_id, ply=data["ply"], direction=data["direction"],
+            idempotency_key=_key(request),
+        ))
+
+
+class GameResign(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=inline_serializer("ResignIn", {"confirm": serializers.BooleanField()}),
+        responses=ANY, parameters=[IDEMPOTENCY], summary="Resign (send confirm: true)",
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        if request.data.get("confirm") is not True:
+            raise ServiceError("send confirm: true to resign", "confirm")
+        return Response(services.game_resign(user=request.user, game_id=game_id, idempotency_key=_key(request)))

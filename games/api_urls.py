@@ -1,0 +1,22 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from . import api
+
+urlpatterns = [
+    path("token/", obtain_auth_token, name="api_token"),
+    path("challenges/", api.ChallengeList.as_view(), name="api_challenges"),
+    path("challenges/<int:challenge_id>/", api.ChallengeDetail.as_view(), name="api_challenge"),
+    path("challenges/<int:challenge_id>/accept/", api.ChallengeAccept.as_view(), name="api_challenge_accept"),
+    path("challenges/<int:challenge_id>/decline/", api.ChallengeDecline.as_view(), name="api_challenge_decline"),
+    path("games/", api.GameList.as_view(), name="api_games"),
+    path("games/<int:game_id>/", api.GameDetail.as_view(), name="api_game"),
+    path("games/<int:game_id>/record/", api.GameRecord.as_view(), name="api_game_record"),
+    path("games/<int:game_id>/place/", api.GamePlace.as_view(), name="api_game_place"),
+    path("games/<int:game_id>/roll/", api.GameRoll.as_view(), name="api_game_roll"),
+    path("games/<int:game_id>/direction/", api.GameDirection.as_view(), name="api_game_direction"),
+    path("games/<int:game_id>/resign/", api.GameResign.as_view(), name="api_game_resign"),
+    path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
+]

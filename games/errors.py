@@ -1,0 +1,58 @@
+"""Errors of the games services. The API and the site turn them into 4xx answers with
+``code``, ``message``, and where it applies the ``field`` and the ``rule`` (R1–R14)."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    status = 400
+    code = "invalid"
+
+    def __init__(self, message: str, field: str | None = None, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.rule = rule
+
+    def as_dict(self) -> dict[str, str]:
+        data = {"code": self.code, "message": self.message}
+        if self.field:
+            data["field"] = self.field
+        if self.rule:
+            data["rule"] = self.rule
+        return data
+
+
+class NotFound(ServiceError):
+    status = 404
+    code = "not_found"
+
+
+class NotAPlayer(ServiceError):
+    status = 403
+    code = "not_a_player"
+
+
+class NotYourTurn(ServiceError):
+    status = 403
+    code = "not_your_turn"
+
+
+class GameIsOver(ServiceError):
+    status = 409
+    code = "game_over"
+
+
+class StalePly(ServiceError):
+    status = 409
+    code = "stale_ply"
+
+
+class IllegalMoveError(ServiceError):
+    status = 400
+    code = "illegal_move"
+
+
+class Conflict(ServiceError):
+    status = 409
+    code = "conflict"

@@ -1,0 +1,19 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("signup/", views.signup, name="signup"),
+    path("help/", views.help_page, name="help"),
+    path("lobby/", views.lobby, name="lobby"),
+    path("challenges/<int:challenge_id>/<str:action>/", views.challenge_action, name="challenge_action"),
+    path("games/", views.my_games, name="my_games"),
+    path("games/<int:game_id>/", views.game_page, name="game"),
+    path("games/<int:game_id>/board.svg", views.game_board, name="game_board"),
+    path("games/<int:game_id>/record.json", views.game_record, name="game_record"),
+    path("games/<int:game_id>/place/", views.place, name="game_place"),
+    path("games/<int:game_id>/roll/", views.roll, name="game_roll"),
+    path("games/<int:game_id>/direction/", views.direction, name="game_direction"),
+    path("games/<int:game_id>/resign/", views.resign, name="game_resign"),
+    path("players/<str:username>/", views.profile, name="profile"),
+]

@@ -1,0 +1,79 @@
+"""Test data: players, games on fixed courses, and turns played through the services."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from games import services
+from games.engine import Phase, new_course
+from games.engine.players import GreedyPlayer
+from games.models import Game, Move, Seat
+from games.state import course_data, state_of
+
+User = get_user_model()
+PASSWORD = "a-long-test-password-1"
+
+
+def make_user(name: str, **extra: Any) -> Any:
+    return User.objects.create_user(name, f"{name}@example.com", PASSWORD, **extra)
+
+
+def fixed_course(seed: int = 3, side: str = "standard", letter: str = "A") -> dict[str, Any]:
+    return course_data(new_course(side, letter, random.Random(seed)))
+
+
+def make_game(yellow: Any = None, red: Any = None, seed: int = 3, **extra: Any) -> Game:
+    yellow = yellow or make_user("yvonne")
+    red = red or make_user("roland")
+    return services.game_create(yellow=yellow, red=red, course_json=fixed_course(seed), **extra)
+
+
+def placed_game(**kwargs: Any) -> Game:
+    game = make_game(**kwargs)
+    line = game.course["course"]["start_finish_cells"]
+    services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
+    game.refresh_from_db()
+    return game
+
+
+_PLAYERS: dict[tuple[int, str], GreedyPlayer] = {}
+
+
+def greedy_action(game: Game) -> dict[str, Any]:
+    """One action for the player to move, chosen by the greedy player, through the services."""
+    game.refresh_from_db()
+    state = state_of(game)
+    key = (game.pk, game.dice_seed)  # one player (and its route map) per game
+    player = _PLAYERS.get(key)
+    if player is None:
+        _PLAYERS.clear()
+        player = _PLAYERS[key] = GreedyPlayer(random.Random(game.pk))
+    user = game.player(game.to_move)
+    if state.phase is Phase.PLACE:
+        cell, heading = player.place(state)
+        return services.game_place(user=user, game_id=game.pk, ply=game.ply, cell=cell, heading=heading)
+    if state.phase is Phase.DICE:
+        return services.game_roll(user=user, game_id=game.pk, ply=game.ply, choice=player.dice(state))
+    return services.game_choose_direction(user=user, game_id=game.pk, ply=game.ply, direction=player.direction(state))
+
+
+def play_until(game: Game, done: Any, limit: int = 400) -> Game:
+    for _ in range(limit):
+        game.refresh_from_db()
+        if game.over or done(game):
+            return game
+        greedy_action(game)
+    raise AssertionError("the game did not get there")
+
+
+def snapshot(game: Game) -> tuple[Any, ...]:
+    """Everything stored about a game, to show that a refused request changed nothing."""
+    game.refresh_from_db()
+    row = {f.attname: getattr(game, f.attname) for f in Game._meta.concrete_fields if f.attname != "updated_at"}
+    seats = list(Seat.objects.filter(game=game).order_by("index").values())
+    moves = list(Move.objects.filter(game=game).order_by("ply").values_list("pk", "ply", "notation"))
+    return (row, seats, moves)
