@@ -1,20 +1,78 @@
-"""Accounts: a player is a Django user with a few preferences."""
+"""Accounts: a player is a Django user with preferences for email, clocks and vacation."""
 
 from __future__ import annotations
 
+import zoneinfo
+from datetime import datetime
+
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
+
+
+def validate_time_zone(value: str) -> None:
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationError(f"{value!r} is not a time zone (e.g. Europe/Amsterdam)") from None
 
 
 class User(AbstractUser):
     """A player. ``is_bot`` marks accounts played by a program (house bots or a
     user's own bot, like lichess BOT accounts)."""
 
+    class EmailMode(models.TextChoices):
+        EACH = "each", "every event, immediately"
+        DIGEST = "digest", "one daily digest of the games where it is my turn"
+        NONE = "none", "no email"
+
     is_bot = models.BooleanField(default=False, help_text="played by a program")
-    time_zone = models.CharField(max_length=64, default="UTC")
+    time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
+    email_mode = models.CharField(max_length=6, choices=EmailMode.choices, default=EmailMode.EACH)
+    digest_hour = models.PositiveSmallIntegerField(default=8, help_text="local hour (0–23) of the daily digest")
+    reminder_hours = models.PositiveSmallIntegerField(default=24, help_text="remind me when this many hours are left")
+    last_digest_on = models.DateField(null=True, blank=True, help_text="local date of the last digest")
+    vacation_days_per_year = models.PositiveSmallIntegerField(default=14)
 
     class Meta:
         ordering = ["username"]
 
     def __str__(self) -> str:
         return self.username
+
+    @property
+    def tz(self) -> zoneinfo.ZoneInfo:
+        try:
+            return zoneinfo.ZoneInfo(self.time_zone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            return zoneinfo.ZoneInfo("UTC")
+
+    def wants_email(self, event: str) -> bool:
+        if self.is_bot or not self.email:
+            return False
+        if self.email_mode == User.EmailMode.EACH:
+            return True
+        # with a digest, only what cannot wait a day comes at once
+        return self.email_mode == User.EmailMode.DIGEST and event in {"digest", "game_over", "challenge", "pairing"}
+
+
+class Vacation(models.Model):
+    """A stretch of time during which the player's clocks stop (docs/clocks.md).
+
+    ``planned_end`` is fixed when it starts (the start plus the allowance left this year);
+    ``ended_at`` is set when the player ends it early."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="vacations")
+    started_at = models.DateTimeField()
+    planned_end = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"{self.user} on vacation from {self.started_at:%Y-%m-%d}"
+
+    @property
+    def end(self) -> datetime:
+        return min(self.ended_at, self.planned_end) if self.ended_at else self.planned_end

@@ -25,7 +25,7 @@ from games.engine import DIRECTION_NAMES, Change, DiceChoice
 
 from . import services
 from .errors import ServiceError
-from .models import DAYS_PER_MOVE, Challenge, ColorChoice, CourseLetter, Game, LakeSide
+from .models import DAYS_PER_MOVE, GRACE_DAYS, Challenge, ColorChoice, CourseLetter, Game, LakeSide
 from .selectors import game_detail, games_of, open_challenges
 from .state import record_of
 
@@ -73,6 +73,7 @@ class ChallengeIn(serializers.Serializer):  # type: ignore[type-arg]
     color = serializers.ChoiceField(choices=ColorChoice.values, default=ColorChoice.RANDOM,
                                     help_text="the challenger's colour: yellow places first, red moves first")
     days_per_move = serializers.ChoiceField(choices=DAYS_PER_MOVE, default=3)
+    grace_days = serializers.ChoiceField(choices=GRACE_DAYS, default=7, help_text="each player's grace bank")
     course_letter = serializers.ChoiceField(choices=CourseLetter.values, default="", allow_blank=True,
                                             help_text="A, B, C, or empty for a random course (R3)")
     lake_side = serializers.ChoiceField(choices=LakeSide.values, default=LakeSide.STANDARD, help_text="R2")
@@ -95,7 +96,8 @@ class ChallengeOut(serializers.ModelSerializer):  # type: ignore[type-arg]
 
     class Meta:
         model = Challenge
-        fields = ["id", "created_by", "opponent", "color", "days_per_move", "course_letter", "lake_side", "rated",
+        fields = ["id", "created_by", "opponent", "color", "days_per_move", "grace_days", "course_letter", "lake_side",
+                  "rated",
                   "status", "created_at", "game"]
 
 
@@ -305,3 +307,60 @@ class GameResign(APIView):
         if request.data.get("confirm") is not True:
             raise ServiceError("send confirm: true to resign", "confirm")
         return Response(services.game_resign(user=request.user, game_id=game_id, idempotency_key=_key(request)))
+
+
+# --- me: preferences and vacation -----------------------------------------------------------
+
+
+class MeSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = User
+        fields = ["username", "email", "is_bot", "email_mode", "digest_hour", "reminder_hours", "time_zone",
+                  "vacation_days_per_year"]
+        read_only_fields = ["username", "is_bot", "vacation_days_per_year"]
+        extra_kwargs = {"digest_hour": {"min_value": 0, "max_value": 23},
+                        "reminder_hours": {"min_value": 1, "max_value": 336}}
+
+
+def _me(user: Any) -> dict[str, Any]:
+    vacation = services.active_vacation(user)
+    return {
+        **MeSerializer(user).data,
+        "vacation": {"started_at": vacation.started_at, "until": vacation.planned_end} if vacation else None,
+        "vacation_days_left": round(services.vacation_days_left(user).total_seconds() / 86400, 2),
+    }
+
+
+class Me(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=MeSerializer, summary="Your account and preferences")
+    def get(self, request: Request) -> Response:
+        return Response(_me(request.user))
+
+    @extend_schema(request=MeSerializer, responses=MeSerializer, summary="Change your email and time preferences")
+    def patch(self, request: Request) -> Response:
+        serializer = MeSerializer(request.user, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        serializer.save()
+        return Response(_me(request.user))
+
+
+class MyVacation(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=inline_serializer("VacationIn", {"days": serializers.IntegerField(required=False, min_value=1)}),
+        responses=ANY, summary="Start a vacation: your clocks stop (days: default all left this year)",
+    )
+    def post(self, request: Request) -> Response:
+        days = request.data.get("days")
+        if days is not None and (isinstance(days, bool) or not isinstance(days, int)):
+            raise ServiceError("days must be a whole number", "days")
+        services.vacation_start(user=request.user, days=days)
+        return Response(_me(request.user), status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=ANY, summary="End your vacation now")
+    def delete(self, request: Request) -> Response:
+        services.vacation_end(user=request.user)
+        return Response(_me(request.user))

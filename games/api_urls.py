@@ -17,6 +17,8 @@ urlpatterns = [
     path("games/<int:game_id>/roll/", api.GameRoll.as_view(), name="api_game_roll"),
     path("games/<int:game_id>/direction/", api.GameDirection.as_view(), name="api_game_direction"),
     path("games/<int:game_id>/resign/", api.GameResign.as_view(), name="api_game_resign"),
+    path("me/", api.Me.as_view(), name="api_me"),
+    path("me/vacation/", api.MyVacation.as_view(), name="api_vacation"),
     path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
 ]

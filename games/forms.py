@@ -10,7 +10,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from games.engine import Change, DiceChoice
 
-from .models import DAYS_PER_MOVE, ColorChoice, CourseLetter, LakeSide
+from .models import DAYS_PER_MOVE, GRACE_DAYS, ColorChoice, CourseLetter, LakeSide
 
 User = get_user_model()
 
@@ -28,6 +28,11 @@ class ChallengeForm(forms.Form):
     days_per_move = forms.TypedChoiceField(
         choices=[(d, f"{d} day{'s' if d > 1 else ''} per move") for d in DAYS_PER_MOVE], coerce=int, initial=3,
         label="Time control",
+    )
+    grace_days = forms.TypedChoiceField(
+        choices=[(d, f"{d} day{'s' if d != 1 else ''} of grace") for d in GRACE_DAYS], coerce=int, initial=7,
+        required=False, empty_value=7,
+        label="Grace bank", help_text="used when a move takes longer than its days; the game is lost when it is gone",
     )
     course_letter = forms.ChoiceField(choices=CourseLetter.choices, required=False, initial="", label="Course")
     lake_side = forms.ChoiceField(choices=LakeSide.choices, initial=LakeSide.STANDARD, label="Lake")
@@ -78,3 +83,29 @@ class DirectionForm(forms.Form):
 
 class ResignForm(forms.Form):
     confirm = forms.BooleanField(required=True, error_messages={"required": "tick the box to confirm"})
+
+
+class PreferencesForm(forms.ModelForm):  # type: ignore[type-arg]
+    class Meta:
+        model = User
+        fields = ("email", "email_mode", "digest_hour", "reminder_hours", "time_zone")
+        widgets = {"email_mode": forms.RadioSelect}
+        labels = {"email_mode": "Emails", "digest_hour": "Digest at (your local hour, 0–23)",
+                  "reminder_hours": "Remind me when this many hours are left"}
+
+    def clean_digest_hour(self) -> int:
+        hour = self.cleaned_data["digest_hour"]
+        if not 0 <= hour <= 23:
+            raise forms.ValidationError("an hour is 0 to 23")
+        return int(hour)
+
+    def clean_reminder_hours(self) -> int:
+        hours = self.cleaned_data["reminder_hours"]
+        if not 1 <= hours <= 24 * 14:
+            raise forms.ValidationError("between 1 and 336 hours")
+        return int(hours)
+
+
+class VacationForm(forms.Form):
+    days = forms.IntegerField(min_value=1, max_value=366, required=False,
+                              help_text="empty: all the days you have left this year")

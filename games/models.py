@@ -35,6 +35,7 @@ class CourseLetter(models.TextChoices):
 
 
 DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)
+GRACE_DAYS = (0, 1, 3, 5, 7, 14, 21)
 
 
 class Challenge(models.Model):
@@ -52,6 +53,7 @@ class Challenge(models.Model):
     )
     color = models.CharField(max_length=6, choices=ColorChoice.choices, default=ColorChoice.RANDOM)
     days_per_move = models.PositiveSmallIntegerField(default=3, choices=[(d, f"{d} days") for d in DAYS_PER_MOVE])
+    grace_days = models.PositiveSmallIntegerField(default=7, choices=[(d, f"{d} days") for d in GRACE_DAYS])
     course_letter = models.CharField(max_length=1, choices=CourseLetter.choices, blank=True, default="")
     lake_side = models.CharField(max_length=8, choices=LakeSide.choices, default=LakeSide.STANDARD)
     rated = models.BooleanField(default=True)
@@ -102,14 +104,26 @@ class Game(models.Model):
     dice_seed = models.CharField(max_length=64, help_text="secret until the game ends (docs/fair-dice.md)")
     dice_seed_sha256 = models.CharField(max_length=64)
 
+    # the clock (docs/clocks.md)
     days_per_move = models.PositiveSmallIntegerField(default=3)
-    turn_started_at = models.DateTimeField(default=timezone.now)
+    grace_days = models.PositiveSmallIntegerField(default=7, help_text="each player's grace bank at the start")
+    vacation_allowed = models.BooleanField(default=True)
+    turn_started_at = models.DateTimeField(default=timezone.now, help_text="when the player to move got the turn")
+    move_deadline = models.DateTimeField(null=True, blank=True, help_text="end of the time for this move")
+    deadline = models.DateTimeField(null=True, blank=True, help_text="when the player to move loses on time")
+    reminder_at = models.DateTimeField(null=True, blank=True)
+    reminder_sent_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-updated_at"]
-        indexes = [models.Index(fields=["status", "updated_at"])]
+        indexes = [
+            models.Index(fields=["status", "updated_at"]),
+            # the time-out and reminder sweeps read only these (one indexed range query each)
+            models.Index(fields=["deadline"], condition=models.Q(status="active"), name="active_deadline"),
+            models.Index(fields=["reminder_at"], condition=models.Q(status="active"), name="active_reminder"),
+        ]
 
     def __str__(self) -> str:
         return f"game {self.pk}: {self.yellow} (Y) v {self.red} (R)"
@@ -160,6 +174,7 @@ class Seat(models.Model):
     sunk = models.BooleanField(default=False)
     moves = models.PositiveSmallIntegerField(default=0)
     points = models.PositiveSmallIntegerField(default=0)
+    grace_seconds = models.PositiveIntegerField(default=0, help_text="what is left of the grace bank")
 
     class Meta:
         ordering = ["game", "index"]
@@ -225,6 +240,24 @@ class Move(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> Any:
         raise AppendOnly("the move history is append-only")
+
+
+class EmailLog(models.Model):
+    """One row per email that should go out: makes sending idempotent (exactly once)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    event = models.CharField(max_length=20)
+    key = models.CharField(max_length=100, help_text="what the email is about, e.g. game:12:ply:30")
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "event", "key"], name="one_email_per_event")]
+
+    def __str__(self) -> str:
+        return f"{self.event} to {self.user} ({self.key})"
 
 
 class IdempotentRequest(models.Model):

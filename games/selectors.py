@@ -10,6 +10,7 @@ from games.engine import DIRECTION_NAMES, Change, GameState, Phase
 from games.engine.dice import sum_distribution
 from games.engine.notation import format_choice
 
+from . import clock
 from .models import COLORS, Challenge, Game
 from .services import option_json
 from .state import state_of
@@ -121,10 +122,12 @@ def game_detail(game: Game, user: Any = None) -> dict[str, Any]:
                 "sunk": s.sunk,
                 "moves": s.moves,
                 "points": s.points,
+                "grace_seconds": s.grace_seconds,
             }
             for s in seats
         ],
         "pending": game.pending,
+        "clock": clock.remaining(game, seats),
         "result": (
             {"winner": game.winner_color or None, "termination": game.termination, "reason": game.result_reason}
             if game.over

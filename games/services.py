@@ -13,12 +13,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
+from accounts.models import Vacation
 from games.engine import (
     DIRECTION_NAMES,
     DiceChoice,
@@ -33,10 +35,12 @@ from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
+from . import clock
 from .errors import Conflict, GameIsOver, IllegalMoveError, NotAPlayer, NotFound, NotYourTurn, ServiceError, StalePly
 from .models import (
     COLORS,
     DAYS_PER_MOVE,
+    GRACE_DAYS,
     Challenge,
     ColorChoice,
     CourseLetter,
@@ -46,7 +50,7 @@ from .models import (
     Move,
     Seat,
 )
-from .signals import game_finished, move_made
+from .signals import challenge_made, game_finished, move_made, reminder_due
 from .state import course_data, state_of, store_state
 
 User = get_user_model()
@@ -55,7 +59,10 @@ User = get_user_model()
 # --- challenges ---------------------------------------------------------------------------
 
 
-def _check_challenge_options(color: str, days_per_move: int, course_letter: str, lake_side: str) -> None:
+def _check_challenge_options(color: str, days_per_move: int, course_letter: str, lake_side: str,
+                             grace_days: int = 7) -> None:
+    if grace_days not in GRACE_DAYS:
+        raise ServiceError(f"grace days must be one of {', '.join(map(str, GRACE_DAYS))}", "grace_days")
     if color not in ColorChoice.values:
         raise ServiceError(f"colour must be one of {', '.join(ColorChoice.values)}", "color")
     if days_per_move not in DAYS_PER_MOVE:
@@ -72,19 +79,23 @@ def challenge_create(
     user: Any,
     color: str = ColorChoice.RANDOM,
     days_per_move: int = 3,
+    grace_days: int = 7,
     course_letter: str = "",
     lake_side: str = LakeSide.STANDARD,
     rated: bool = True,
     opponent: Any = None,
 ) -> Challenge:
-    """An open challenge, or one to a named ``opponent``."""
-    _check_challenge_options(color, days_per_move, course_letter, lake_side)
+    """An open challenge, or one to a named ``opponent`` (who is told by email)."""
+    _check_challenge_options(color, days_per_move, course_letter, lake_side, grace_days)
     if opponent is not None and opponent.pk == user.pk:
         raise ServiceError("you cannot challenge yourself", "opponent")
-    return Challenge.objects.create(
-        created_by=user, opponent=opponent, color=color, days_per_move=days_per_move,
+    challenge = Challenge.objects.create(
+        created_by=user, opponent=opponent, color=color, days_per_move=days_per_move, grace_days=grace_days,
         course_letter=course_letter, lake_side=lake_side, rated=rated,
     )
+    if opponent is not None:
+        transaction.on_commit(lambda: challenge_made.send(sender=Challenge, challenge_id=challenge.pk))
+    return challenge
 
 
 def _locked_open_challenge(challenge_id: int) -> Challenge:
@@ -132,7 +143,7 @@ def challenge_accept(*, user: Any, challenge_id: int) -> Game:
     yellow, red = (creator, user) if color == "yellow" else (user, creator)
     game = game_create(
         yellow=yellow, red=red, lake_side=challenge.lake_side, course_letter=challenge.course_letter,
-        days_per_move=challenge.days_per_move, rated=challenge.rated,
+        days_per_move=challenge.days_per_move, grace_days=challenge.grace_days, rated=challenge.rated,
     )
     challenge.status = Challenge.Status.ACCEPTED
     challenge.game = game
@@ -148,10 +159,13 @@ def game_create(
     lake_side: str = LakeSide.STANDARD,
     course_letter: str = "",
     days_per_move: int = 3,
+    grace_days: int = 7,
+    vacation_allowed: bool = True,
     rated: bool = True,
     course_json: dict[str, Any] | None = None,
 ) -> Game:
-    """A new game between two players: a validated course (R2, R3) and a secret dice seed."""
+    """A new game between two players: a validated course (R2, R3), a secret dice seed, and
+    Yellow's clock running for placing."""
     if yellow.pk == red.pk:
         raise ServiceError("a game needs two different players", "opponent")
     if course_json is None:
@@ -160,10 +174,19 @@ def game_create(
     seed = secrets.token_bytes(32)
     game = Game.objects.create(
         yellow=yellow, red=red, course=course_json, course_letter=course_json["course"]["letter"],
-        lake_side=lake_side, rated=rated, days_per_move=days_per_move,
-        dice_seed=seed.hex(), dice_seed_sha256=hashlib.sha256(seed).hexdigest(),
+        lake_side=lake_side, rated=rated, days_per_move=days_per_move, grace_days=grace_days,
+        vacation_allowed=vacation_allowed, dice_seed=seed.hex(), dice_seed_sha256=hashlib.sha256(seed).hexdigest(),
     )
-    Seat.objects.bulk_create([Seat(game=game, index=i, color=c, user=u) for i, (c, u) in enumerate(zip(COLORS, (yellow, red), strict=True))])
+    seats = [
+        Seat(game=game, index=i, color=c, user=u, grace_seconds=grace_days * 86400)
+        for i, (c, u) in enumerate(zip(COLORS, (yellow, red), strict=True))
+    ]
+    Seat.objects.bulk_create(seats)
+    clock.start_turn(game, seats, game.created_at)
+    game.save(update_fields=["turn_started_at", "move_deadline", "deadline", "reminder_at"])
+    transaction.on_commit(
+        lambda: move_made.send(sender=Game, game_id=game.pk, ply=0, user_id_to_move=yellow.pk, turn_passed=True)
+    )
     return game
 
 
@@ -208,7 +231,15 @@ def _act(
             seats = list(game.seats.order_by("index"))
             state = state_of(game, seats)
             was_over = state.over
+            had_turn = game.to_move
+            now = timezone.now()
             response = apply(game, seats, state)
+            if game.over or game.to_move != had_turn:
+                clock.end_turn(game, seats, had_turn, now)
+                if game.over:
+                    clock.set_deadlines(game, seats)
+                else:
+                    clock.start_turn(game, seats, now)
             response.setdefault("game", game.pk)
             response["ply"] = game.ply
             response["phase"] = game.phase
@@ -225,7 +256,9 @@ def _act(
                 )
             finished = game.over and not was_over
             to_move = game.user_id_to_move
-            transaction.on_commit(lambda: move_made.send(sender=Game, game_id=game.pk, ply=game.ply, user_id_to_move=to_move))
+            passed = not game.over and game.to_move != had_turn
+            transaction.on_commit(lambda: move_made.send(
+                sender=Game, game_id=game.pk, ply=game.ply, user_id_to_move=to_move, turn_passed=passed))
             if finished:
                 transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk))
             return response
@@ -251,7 +284,6 @@ def _store_turn(game: Game, seats: list[Seat], state: GameState, move: EngineMov
         rounded=list(move.rounded), finished=move.finished, sunk=move.sunk, notation=format_move(move),
     )
     store_state(game, seats, state)
-    game.turn_started_at = now
     if state.over:
         game.finished_at = now
     return {"move": {**move_json(move), "notation": format_move(move)}}
@@ -273,7 +305,6 @@ def game_place(*, user: Any, game_id: int, ply: int | None, cell: tuple[int, int
             heading=heading, notation=format_placement(placement), created_at=now,
         )
         store_state(game, seats, new)
-        game.turn_started_at = now
         return {"placement": {"color": COLORS[seat], "cell": list(placement.cell), "heading": heading,
                               "notation": format_placement(placement)}}
 
@@ -349,3 +380,110 @@ def option_json(option: Any) -> dict[str, Any]:
         "finishes": option.finishes,
         "sinks": option.sinks,
     }
+
+
+# --- the clock: time-outs, reminders, vacations (docs/clocks.md) ------------------------------
+
+
+def game_time_out(*, game_id: int, now: datetime | None = None) -> bool:
+    """End the game as a loss on time if the player to move is past the deadline.
+
+    Safe to run twice or from two workers at once, and against a move arriving at the same
+    moment: the game row is locked and the deadline checked again, so either the move or
+    the time-out happens, never both. Returns whether this call ended the game.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = Game.objects.select_for_update().select_related("yellow", "red").filter(pk=game_id).first()
+        if game is None or game.over or game.deadline is None or game.deadline > now:
+            return False
+        seats = list(game.seats.order_by("index"))
+        loser = game.to_move
+        clock.end_turn(game, seats, loser, now)
+        new = state_of(game, seats).time_out(loser)
+        store_state(game, seats, new)
+        game.finished_at = now
+        clock.set_deadlines(game, seats)
+        game.save()
+        for s in seats:
+            s.save()
+        transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk))
+        return True
+
+
+def game_remind(*, game_id: int, now: datetime | None = None) -> bool:
+    """Claim the reminder of the current turn (once per turn); returns whether this call did."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.over or game.reminder_at is None or game.reminder_at > now:
+            return False
+        if game.reminder_sent_at is not None and game.reminder_sent_at >= game.turn_started_at:
+            return False
+        game.reminder_sent_at = now
+        game.save(update_fields=["reminder_sent_at"])
+        user_id = game.user_id_to_move
+        transaction.on_commit(lambda: reminder_due.send(sender=Game, game_id=game.pk, user_id=user_id))
+        return True
+
+
+def vacation_days_left(user: Any, now: datetime | None = None) -> timedelta:
+    """This calendar year's (UTC) allowance minus the vacation already taken or planned."""
+    now = now or timezone.now()
+    year_start = now.replace(month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
+    used = timedelta(0)
+    for vacation in Vacation.objects.filter(user=user, planned_end__gt=year_start):
+        used += min(vacation.end, now if vacation.ended_at else vacation.end) - max(vacation.started_at, year_start)
+    return max(timedelta(0), timedelta(days=user.vacation_days_per_year) - used)
+
+
+def active_vacation(user: Any, now: datetime | None = None) -> Vacation | None:
+    now = now or timezone.now()
+    for vacation in Vacation.objects.filter(user=user, started_at__lte=now, planned_end__gt=now, ended_at__isnull=True):
+        return vacation
+    return None
+
+
+def _recompute_deadlines(user: Any) -> int:
+    """Deadlines of the user's active games where it is their turn, after a vacation change."""
+    ids = list(
+        Game.objects.filter(status=Game.Status.ACTIVE)
+        .filter(models.Q(yellow=user, to_move=0) | models.Q(red=user, to_move=1))
+        .values_list("pk", flat=True)
+    )
+    for game in Game.objects.select_for_update().filter(pk__in=ids).order_by("pk"):
+        seats = list(game.seats.order_by("index"))
+        clock.set_deadlines(game, seats)
+        game.save(update_fields=["move_deadline", "deadline", "reminder_at"])
+    return len(ids)
+
+
+@transaction.atomic
+def vacation_start(*, user: Any, days: int | None = None, now: datetime | None = None) -> Vacation:
+    """Stop the user's clocks (in games that allow vacation) for ``days`` or all days left."""
+    now = now or timezone.now()
+    User.objects.select_for_update().get(pk=user.pk)  # one vacation change at a time per player
+    if active_vacation(user, now):
+        raise Conflict("you are on vacation already", "vacation")
+    left = vacation_days_left(user, now)
+    if left <= timedelta(0):
+        raise ServiceError("no vacation days are left this year", "days")
+    length = left if days is None else timedelta(days=days)
+    if days is not None and not timedelta(0) < length <= left:
+        raise ServiceError(f"days must be between 1 and the {left.total_seconds() / 86400:.1f} left this year", "days")
+    vacation = Vacation.objects.create(user=user, started_at=now, planned_end=now + length)
+    _recompute_deadlines(user)
+    return vacation
+
+
+@transaction.atomic
+def vacation_end(*, user: Any, now: datetime | None = None) -> Vacation:
+    """Back from vacation early: the clocks run again from now."""
+    now = now or timezone.now()
+    vacation = active_vacation(user, now)
+    if vacation is None:
+        raise Conflict("you are not on vacation", "vacation")
+    vacation.ended_at = now
+    vacation.save(update_fields=["ended_at"])
+    _recompute_deadlines(user)
+    return vacation

@@ -4,5 +4,10 @@ from django.dispatch import Signal
 
 # sent after the transaction that ended a game commits; kwargs: game_id
 game_finished = Signal()
-# sent after a move commits; kwargs: game_id, ply, user_id_to_move (None when over)
+# sent after a move commits; kwargs: game_id, ply, user_id_to_move (None when over),
+# turn_passed (True when another player now has the turn, or a new game starts)
 move_made = Signal()
+# sent after the reminder of a turn is claimed; kwargs: game_id, user_id
+reminder_due = Signal()
+# sent after a challenge to a named player commits; kwargs: challenge_id
+challenge_made = Signal()

@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from games.engine import DIRECTION_NAMES, Phase
@@ -20,8 +21,18 @@ from games.engine.hexgrid import left, right
 from . import services
 from .board import BoatView, OptionView, board_svg
 from .errors import ServiceError
-from .forms import ChallengeForm, DiceForm, DirectionForm, PlaceForm, ResignForm, SignUpForm
+from .forms import (
+    ChallengeForm,
+    DiceForm,
+    DirectionForm,
+    PlaceForm,
+    PreferencesForm,
+    ResignForm,
+    SignUpForm,
+    VacationForm,
+)
 from .models import COLORS, Game, Move
+from .notifications import user_from_token
 from .selectors import dice_options, game_detail, games_of, games_to_move, open_challenges
 from .state import course_of, record_of, state_of
 
@@ -79,6 +90,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             try:
                 services.challenge_create(
                     user=request.user, color=data["color"], days_per_move=data["days_per_move"],
+                    grace_days=data["grace_days"],
                     course_letter=data["course_letter"], lake_side=data["lake_side"], rated=data["rated"],
                     opponent=data["opponent"],
                 )
@@ -318,3 +330,58 @@ def resign(request: HttpRequest, game_id: int) -> HttpResponse:
         messages.info(request, "You resigned.")
         return redirect("game", game_id=game_id)
     return render(request, "games/resign.html", {"game": game, "form": form}, status=400 if form.errors else 200)
+
+
+# --- settings, vacation, unsubscribe ---------------------------------------------------------
+
+
+@login_required
+def settings_page(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    form = PreferencesForm(request.POST if request.method == "POST" and "save" in request.POST else None, instance=user)
+    status = 200
+    if request.method == "POST":
+        try:
+            if "save" in request.POST:
+                if form.is_valid():
+                    form.save()
+                    messages.success(request, "Settings saved.")
+                    return redirect("settings")
+                status = 400
+            elif "vacation_start" in request.POST:
+                vacation_form = VacationForm(request.POST)
+                if not vacation_form.is_valid():
+                    raise ServiceError("days: " + " ".join(vacation_form.errors.get("days", ["invalid"])), "days")
+                services.vacation_start(user=user, days=vacation_form.cleaned_data["days"])
+                messages.success(request, "Have a good vacation: your clocks have stopped.")
+                return redirect("settings")
+            elif "vacation_end" in request.POST:
+                services.vacation_end(user=user)
+                messages.success(request, "Welcome back: your clocks run again.")
+                return redirect("settings")
+        except ServiceError as exc:
+            messages.error(request, exc.message)
+            status = exc.status
+    context = {
+        "form": form,
+        "vacation": services.active_vacation(user),
+        "days_left": services.vacation_days_left(user).total_seconds() / 86400,
+        "vacation_form": VacationForm(),
+    }
+    return render(request, "games/settings.html", context, status=status)
+
+
+@csrf_exempt
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    """One click, no login: the signed link stops every email (and POST for mail clients, RFC 8058)."""
+    user = user_from_token(token)
+    if user is None:
+        return render(request, "games/unsubscribe.html", {"invalid": True}, status=400)
+    if request.method == "POST" and request.POST.get("resubscribe"):
+        user.email_mode = User.EmailMode.EACH
+        user.save(update_fields=["email_mode"])
+        return render(request, "games/unsubscribe.html", {"user_name": user.username, "resubscribed": True,
+                                                           "token": token})
+    user.email_mode = User.EmailMode.NONE
+    user.save(update_fields=["email_mode"])
+    return render(request, "games/unsubscribe.html", {"user_name": user.username, "token": token})

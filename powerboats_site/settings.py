@@ -146,7 +146,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "sweep-clocks": {"task": "games.tasks.sweep_clocks", "schedule": 60.0},
+    "send-digests": {"task": "games.tasks.send_digests", "schedule": 900.0},
+}
 
 # --- API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -75,3 +75,25 @@
     }, 15000);
   }
 })();
+
+// The clock of the player to move, counting down.
+(function () {
+  "use strict";
+  const clock = document.getElementById("clock");
+  const out = document.getElementById("countdown");
+  if (!clock || !out || !clock.dataset.deadline) return;
+  const moveEnd = Date.parse(clock.dataset.moveDeadline);
+  const end = Date.parse(clock.dataset.deadline);
+  const fmt = (ms) => {
+    const s = Math.max(0, Math.floor(ms / 1000));
+    const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+    return (d ? `${d} d ` : "") + `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
+  };
+  const tick = () => {
+    const now = Date.now();
+    out.textContent = now < moveEnd ? `— ${fmt(moveEnd - now)} left for this move` :
+      now < end ? `— in the grace bank: ${fmt(end - now)} left` : "— out of time";
+  };
+  tick();
+  setInterval(tick, 1000);
+})();

@@ -1,0 +1,108 @@
+"""The correspondence clock (docs/clocks.md): days per move plus a grace bank, stopped
+while the player to move is on vacation.
+
+Only the clock of the player to move runs. When the turn passes, the time the player used
+(minus any vacation) beyond the time for a move is taken from their grace bank. The
+deadline is the moment the time for the move and the whole grace bank would be used up;
+the timeout sweep ends games past it. Vacations planned ahead are known (a vacation has a
+planned end), so every deadline is an exact moment, recomputed when a vacation starts or
+ends early.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from accounts.models import User, Vacation
+
+from .models import Game, Seat
+
+Interval = tuple[datetime, datetime]
+
+
+def vacations_of(user: User, since: datetime) -> list[Interval]:
+    """The user's vacation intervals that end after ``since``, sorted."""
+    rows = Vacation.objects.filter(user=user, planned_end__gt=since).order_by("started_at")
+    return [(v.started_at, v.end) for v in rows if v.end > since]
+
+
+def charged(start: datetime, end: datetime, pauses: Iterable[Interval]) -> timedelta:
+    """Time between ``start`` and ``end`` that counts: all of it but the pauses."""
+    if end <= start:
+        return timedelta(0)
+    total = end - start
+    for a, b in pauses:
+        lo, hi = max(a, start), min(b, end)
+        if hi > lo:
+            total -= hi - lo
+    return total
+
+
+def moment_when_used(start: datetime, budget: timedelta, pauses: Sequence[Interval]) -> datetime:
+    """The first moment at which ``budget`` of counted time has passed since ``start``."""
+    t = start
+    left = budget
+    for a, b in sorted(pauses):
+        if b <= t:
+            continue
+        if a > t:
+            run = a - t
+            if run >= left:
+                return t + left
+            left -= run
+        t = max(t, b)
+    return t + left
+
+
+def per_move(game: Game) -> timedelta:
+    return timedelta(days=game.days_per_move)
+
+
+def start_turn(game: Game, seats: Sequence[Seat], now: datetime | None = None) -> None:
+    """The player to move starts thinking now: set the turn start and the deadlines."""
+    game.turn_started_at = now or timezone.now()
+    set_deadlines(game, seats)
+
+
+def set_deadlines(game: Game, seats: Sequence[Seat]) -> None:
+    """Deadlines of the player to move, from the turn start, grace bank and vacations."""
+    if game.status != Game.Status.ACTIVE:
+        game.move_deadline = game.deadline = game.reminder_at = None
+        return
+    mover = seats[game.to_move]
+    user = game.player(game.to_move)
+    pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
+    start = game.turn_started_at
+    game.move_deadline = moment_when_used(start, per_move(game), pauses)
+    game.deadline = moment_when_used(start, per_move(game) + timedelta(seconds=mover.grace_seconds), pauses)
+    remind = game.deadline - timedelta(hours=user.reminder_hours)
+    halfway = start + (game.deadline - start) / 2
+    game.reminder_at = max(remind, halfway)
+
+
+def end_turn(game: Game, seats: Sequence[Seat], seat: int, now: datetime) -> None:
+    """Charge the player who had the turn: time over the time for a move drains the grace bank."""
+    user = game.player(seat)
+    pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
+    used = charged(game.turn_started_at, now, pauses)
+    over = used - per_move(game)
+    if over > timedelta(0):
+        seats[seat].grace_seconds = max(0, seats[seat].grace_seconds - int(over.total_seconds()))
+
+
+def remaining(game: Game, seats: Sequence[Seat], now: datetime | None = None) -> dict[str, object]:
+    """The clock as shown: the deadlines and each player's grace bank (for the API and the page)."""
+    now = now or timezone.now()
+    return {
+        "turn_started_at": game.turn_started_at.isoformat() if not game.over else None,
+        "move_deadline": game.move_deadline.isoformat() if game.move_deadline and not game.over else None,
+        "deadline": game.deadline.isoformat() if game.deadline and not game.over else None,
+        "grace_seconds": {s.color: s.grace_seconds for s in seats},
+        "days_per_move": game.days_per_move,
+        "grace_days": game.grace_days,
+        "vacation_allowed": game.vacation_allowed,
+        "now": now.isoformat(),
+    }

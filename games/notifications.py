@@ -1,0 +1,191 @@
+"""Emails about games: what goes out, to whom, with which text.
+
+Receivers of the game signals (sent after commit) write one ``EmailLog`` row per email
+that must go out (a unique key makes it exactly once) and queue ``send_email``. The task
+renders a plain-text and an HTML part, each with a direct link and a signed one-click
+unsubscribe link, and sends it; a failing mail server is retried with back-off.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core import signing
+from django.core.mail import EmailMultiAlternatives
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.dispatch import receiver
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from .models import COLORS, Challenge, EmailLog, Game
+from .signals import challenge_made, game_finished, move_made, reminder_due
+
+log = logging.getLogger(__name__)
+User = get_user_model()
+UNSUBSCRIBE_SALT = "powerboats.unsubscribe"
+
+SUBJECTS = {
+    "your_turn": "Your turn in game {game}",
+    "reminder": "Reminder: your move in game {game} is due {due}",
+    "game_over": "Game {game} is over: {result}",
+    "challenge": "{by} challenges you to a game of Powerboats",
+    "pairing": "New pairing: round {round} of {tournament}",
+    "digest": "Your turn in {count} game{plural}",
+}
+
+
+def unsubscribe_token(user: Any) -> str:
+    return signing.dumps({"u": user.pk}, salt=UNSUBSCRIBE_SALT)
+
+
+def user_from_token(token: str) -> Any:
+    """The user a token was made for, or None when it is not ours."""
+    try:
+        data = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+    except signing.BadSignature:
+        return None
+    return User.objects.filter(pk=data.get("u")).first()
+
+
+def absolute(path: str) -> str:
+    return settings.SITE_URL + path
+
+
+def notify(user: Any, event: str, key: str, data: dict[str, Any]) -> EmailLog | None:
+    """Record an email to send (once per user, event and key) and queue it."""
+    if not user.wants_email(event):
+        return None
+    try:
+        with transaction.atomic():
+            entry = EmailLog.objects.create(user=user, event=event, key=key, data=data)
+    except IntegrityError:
+        return None  # already recorded: exactly once
+    queue(entry)
+    return entry
+
+
+def queue(entry: EmailLog) -> None:
+    from .tasks import send_email
+
+    try:
+        send_email.delay(entry.pk)
+    except Exception:  # the broker is down: the sweep queues it again later; the move stands
+        log.exception("could not queue email %s; it will be retried by the sweep", entry.pk)
+
+
+# --- what happened ------------------------------------------------------------------------
+
+
+@receiver(move_made, dispatch_uid="email-your-turn")
+def _your_turn(sender: Any, game_id: int, ply: int, user_id_to_move: int | None, turn_passed: bool = False,
+               **kwargs: Any) -> None:
+    if not turn_passed or user_id_to_move is None:
+        return
+    user = User.objects.get(pk=user_id_to_move)
+    notify(user, "your_turn", f"game:{game_id}:ply:{ply}", {"game": game_id})
+
+
+@receiver(reminder_due, dispatch_uid="email-reminder")
+def _reminder(sender: Any, game_id: int, user_id: int, **kwargs: Any) -> None:
+    game = Game.objects.get(pk=game_id)
+    notify(User.objects.get(pk=user_id), "reminder", f"game:{game_id}:turn:{game.turn_started_at.isoformat()}",
+           {"game": game_id})
+
+
+@receiver(game_finished, dispatch_uid="email-game-over")
+def _game_over(sender: Any, game_id: int, **kwargs: Any) -> None:
+    game = Game.objects.select_related("yellow", "red").get(pk=game_id)
+    for user in (game.yellow, game.red):
+        notify(user, "game_over", f"game:{game_id}", {"game": game_id})
+
+
+@receiver(challenge_made, dispatch_uid="email-challenge")
+def _challenge(sender: Any, challenge_id: int, **kwargs: Any) -> None:
+    challenge = Challenge.objects.select_related("opponent").get(pk=challenge_id)
+    if challenge.opponent is not None:
+        notify(challenge.opponent, "challenge", f"challenge:{challenge_id}", {"challenge": challenge_id})
+
+
+# --- writing the email ----------------------------------------------------------------------
+
+
+def local(when: datetime | None, user: Any) -> str:
+    if when is None:
+        return "—"
+    return timezone.localtime(when, user.tz).strftime("%a %d %b %Y %H:%M") + f" ({user.time_zone})"
+
+
+def _game_context(user: Any, game: Game) -> dict[str, Any]:
+    seat = game.seat_of(user)
+    opponent = game.player(1 - seat) if seat is not None else None
+    seats = list(game.seats.order_by("index"))
+    return {
+        "game": game,
+        "opponent": opponent,
+        "color": COLORS[seat] if seat is not None else None,
+        "link": absolute(reverse("game", args=[game.pk])),
+        "deadline": local(game.deadline, user),
+        "move_deadline": local(game.move_deadline, user),
+        "seats": seats,
+        "won": game.winner_id == user.pk,
+        "draw": game.over and not game.winner_id,
+    }
+
+
+def message_for(entry: EmailLog) -> EmailMultiAlternatives:
+    user = entry.user
+    event = entry.event
+    context: dict[str, Any] = {"user": user, "event": event, "site": settings.SITE_URL}
+    fields: dict[str, Any] = {}
+    if "game" in entry.data:
+        game = Game.objects.select_related("yellow", "red", "winner").get(pk=entry.data["game"])
+        context.update(_game_context(user, game))
+        fields = {"game": game.pk, "due": local(game.deadline, user),
+                  "result": "you won" if context["won"] else "a draw" if context["draw"] else "you lost"}
+    if event == "challenge":
+        challenge = Challenge.objects.select_related("created_by").get(pk=entry.data["challenge"])
+        context.update(challenge=challenge, link=absolute(reverse("lobby")))
+        fields = {"by": challenge.created_by.username}
+    if event == "digest":
+        games = Game.objects.filter(pk__in=entry.data["games"]).select_related("yellow", "red").order_by("deadline")
+        context["games"] = [_game_context(user, g) for g in games]
+        context["link"] = absolute(reverse("my_games"))
+        fields = {"count": len(context["games"]), "plural": "" if len(context["games"]) == 1 else "s"}
+    if event == "pairing":
+        context.update(entry.data)
+        fields = {"round": entry.data.get("round"), "tournament": entry.data.get("tournament_name")}
+    unsubscribe = absolute(reverse("unsubscribe", args=[unsubscribe_token(user)]))
+    context["unsubscribe"] = unsubscribe
+    context["settings_link"] = absolute(reverse("settings"))
+    subject = SUBJECTS[event].format(**fields)
+    text = render_to_string(f"email/{event}.txt", context)
+    html = render_to_string(f"email/{event}.html", context)
+    message = EmailMultiAlternatives(
+        subject, text, settings.DEFAULT_FROM_EMAIL, [user.email],
+        headers={"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+    )
+    message.attach_alternative(html, "text/html")
+    return message
+
+
+def send_logged(entry_id: int) -> bool:
+    """Send one recorded email unless it went out already; raises when the server fails."""
+    EmailLog.objects.filter(pk=entry_id, sent_at__isnull=True).update(attempts=F("attempts") + 1)
+    with transaction.atomic():
+        entry = EmailLog.objects.select_for_update().select_related("user").filter(pk=entry_id).first()
+        if entry is None or entry.sent_at is not None:
+            return False
+        if not entry.user.wants_email(entry.event):
+            entry.sent_at = timezone.now()  # unsubscribed since: nothing to send
+            entry.save(update_fields=["sent_at"])
+            return False
+        message_for(entry).send()
+        entry.sent_at = timezone.now()
+        entry.save(update_fields=["sent_at"])
+        return True

@@ -1,0 +1,77 @@
+"""Celery tasks: each takes ids, calls services, and is safe to run twice."""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+from datetime import timedelta
+
+from celery import shared_task
+from django.contrib.auth import get_user_model
+from django.db.models import F, Q
+from django.utils import timezone
+
+from . import services
+from .models import EmailLog, Game
+from .notifications import notify, queue, send_logged
+from .selectors import games_to_move
+
+log = logging.getLogger(__name__)
+User = get_user_model()
+
+
+@shared_task(
+    autoretry_for=(smtplib.SMTPException, OSError),
+    retry_backoff=30,
+    retry_backoff_max=3600,
+    retry_jitter=True,
+    max_retries=12,
+)
+def send_email(entry_id: int) -> bool:
+    """Send one recorded email; a failing mail server is retried with back-off (30 s … 1 h)."""
+    return send_logged(entry_id)
+
+
+@shared_task
+def sweep_clocks() -> dict[str, int]:
+    """Every minute (beat): time-outs and reminders that are due, by indexed queries.
+
+    Each game is handled by a service that locks its row and checks again, so two sweeps
+    at once, a sweep run twice, or a move at the same moment give one result."""
+    now = timezone.now()
+    timed_out = 0
+    for game_id in Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now).values_list("pk", flat=True):
+        timed_out += services.game_time_out(game_id=game_id, now=now)
+    reminded = 0
+    due = Game.objects.filter(status=Game.Status.ACTIVE, reminder_at__lte=now).filter(
+        Q(reminder_sent_at__isnull=True) | Q(reminder_sent_at__lt=F("turn_started_at"))
+    )
+    for game_id in due.values_list("pk", flat=True):
+        reminded += services.game_remind(game_id=game_id, now=now)
+    requeued = 0
+    stale = EmailLog.objects.filter(sent_at__isnull=True, attempts__lt=20, created_at__lt=now - timedelta(minutes=15))
+    for entry in stale.order_by("pk")[:200]:
+        queue(entry)
+        requeued += 1
+    return {"timed_out": timed_out, "reminded": reminded, "requeued": requeued}
+
+
+@shared_task
+def send_digests() -> int:
+    """Every 15 minutes (beat): the daily digest of users whose local digest hour has come."""
+    now = timezone.now()
+    sent = 0
+    for user in User.objects.filter(email_mode=User.EmailMode.DIGEST, is_bot=False).exclude(email=""):
+        local_now = timezone.localtime(now, user.tz)
+        if local_now.hour < user.digest_hour:
+            continue
+        today = local_now.date()
+        claimed = User.objects.filter(pk=user.pk).filter(
+            Q(last_digest_on__isnull=True) | Q(last_digest_on__lt=today)
+        ).update(last_digest_on=today)
+        if not claimed:
+            continue  # another run got it first
+        games = list(games_to_move(user).values_list("pk", flat=True))
+        if games and notify(user, "digest", f"digest:{today.isoformat()}", {"games": games}):
+            sent += 1
+    return sent

@@ -1,0 +1,230 @@
+"""The correspondence clock: time per move, the grace bank, vacations and time-outs."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.db import connection
+
+from games import services
+from games.clock import charged, moment_when_used
+from games.engine import Change, DiceChoice
+from games.errors import Conflict, GameIsOver, ServiceError
+from games.models import Game
+
+from .factories import greedy_action, make_game, make_user
+
+pytestmark = pytest.mark.django_db
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+DAY = timedelta(days=1)
+
+
+def test_counted_time_skips_pauses():
+    pauses = [(T0 + DAY, T0 + 3 * DAY)]
+    assert charged(T0, T0 + 4 * DAY, pauses) == 2 * DAY
+    assert charged(T0 + 2 * DAY, T0 + 5 * DAY, pauses) == 2 * DAY
+    assert moment_when_used(T0, 2 * DAY, pauses) == T0 + 4 * DAY
+    assert moment_when_used(T0, 12 * 3600 * timedelta(seconds=1), pauses) == T0 + timedelta(hours=12)
+    assert moment_when_used(T0 + 2 * DAY, DAY, pauses) == T0 + 4 * DAY
+
+
+def new_game(**extra) -> Game:
+    with time_machine.travel(T0, tick=False):
+        return make_game(days_per_move=2, grace_days=3, **extra)
+
+
+def test_a_new_game_starts_yellows_clock():
+    game = new_game()
+    assert game.turn_started_at == T0
+    assert game.move_deadline == T0 + 2 * DAY
+    assert game.deadline == T0 + 5 * DAY
+    assert game.reminder_at == game.deadline - timedelta(hours=24)
+    assert [s.grace_seconds for s in game.seats.order_by("index")] == [3 * 86400] * 2
+
+
+def test_a_slow_move_drains_the_grace_bank_and_the_other_clock_starts():
+    game = new_game()
+    line = game.course["course"]["start_finish_cells"]
+    with time_machine.travel(T0 + 3 * DAY, tick=False):  # one day over the two per move
+        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    game.refresh_from_db()
+    yellow, red = game.seats.order_by("index")
+    assert yellow.grace_seconds == 2 * 86400 and red.grace_seconds == 3 * 86400
+    assert game.to_move == 1 and game.turn_started_at == T0 + 3 * DAY
+    assert game.deadline == T0 + 3 * DAY + 5 * DAY
+
+
+def test_rolling_does_not_pass_the_turn_or_reset_the_clock():
+    game = new_game()
+    line = game.course["course"]["start_finish_cells"]
+    with time_machine.travel(T0 + timedelta(hours=1), tick=False):
+        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    with time_machine.travel(T0 + timedelta(hours=2), tick=False):
+        services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
+    with time_machine.travel(T0 + timedelta(hours=30), tick=False):
+        result = services.game_roll(user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
+    game.refresh_from_db()
+    if result["move"] is None:
+        # Red still has to choose a direction. Red's turn began when Yellow placed (Red then
+        # placed and rolled without the turn passing), and that clock goes on.
+        assert game.to_move == 1 and game.turn_started_at == T0 + timedelta(hours=1)
+        assert game.seats.get(index=1).grace_seconds == 3 * 86400
+
+
+def test_vacation_stops_the_clock_and_ending_it_starts_it_again():
+    """The clock stops while the player to move is on vacation, and resumes when it ends."""
+    game = new_game()
+    yellow = game.yellow
+    assert game.deadline == T0 + 5 * DAY
+    with time_machine.travel(T0 + DAY, tick=False):
+        vacation = services.vacation_start(user=yellow, days=4)
+    game.refresh_from_db()
+    assert vacation.planned_end == T0 + 5 * DAY
+    assert game.deadline == T0 + 9 * DAY  # four days later
+    assert services.game_time_out(game_id=game.pk, now=T0 + 6 * DAY) is False
+    with time_machine.travel(T0 + 3 * DAY, tick=False):  # back after two days
+        services.vacation_end(user=yellow)
+    game.refresh_from_db()
+    assert game.deadline == T0 + 7 * DAY
+    # the two vacation days are not charged when Yellow moves on day 4
+    line = game.course["course"]["start_finish_cells"]
+    with time_machine.travel(T0 + 4 * DAY, tick=False):
+        services.game_place(user=yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    assert game.seats.get(index=0).grace_seconds == 3 * 86400
+
+
+def test_vacation_does_not_stop_games_that_disallow_it():
+    game = new_game(vacation_allowed=False)
+    with time_machine.travel(T0 + DAY, tick=False):
+        services.vacation_start(user=game.yellow, days=4)
+    game.refresh_from_db()
+    assert game.deadline == T0 + 5 * DAY
+
+
+def test_the_yearly_allowance():
+    user = make_user("ann")
+    with time_machine.travel(T0, tick=False):
+        assert services.vacation_days_left(user) == timedelta(days=14)
+        services.vacation_start(user=user, days=10)
+        with pytest.raises(Conflict):
+            services.vacation_start(user=user)
+    with time_machine.travel(T0 + 2 * DAY, tick=False):
+        services.vacation_end(user=user)
+        assert services.vacation_days_left(user) == timedelta(days=12)
+        with pytest.raises(ServiceError) as err:
+            services.vacation_start(user=user, days=13)
+        assert err.value.field == "days"
+        vacation = services.vacation_start(user=user)
+        assert vacation.planned_end == T0 + 14 * DAY
+    with time_machine.travel(datetime(2027, 1, 5, tzinfo=UTC), tick=False):
+        assert services.vacation_days_left(user) == timedelta(days=14)  # a new year
+
+
+def test_losing_on_time_records_the_reason_and_happens_once():
+    game = new_game()
+    assert services.game_time_out(game_id=game.pk, now=T0 + 5 * DAY - timedelta(seconds=1)) is False
+    assert services.game_time_out(game_id=game.pk, now=T0 + 5 * DAY) is True
+    assert services.game_time_out(game_id=game.pk, now=T0 + 5 * DAY) is False
+    game.refresh_from_db()
+    assert game.over and game.termination == "timeout" and game.winner == game.red
+    assert game.result_reason == "Yellow ran out of time"
+    assert game.deadline is None and game.seats.get(index=0).grace_seconds == 0
+
+
+def test_a_move_after_the_time_out_is_refused():
+    game = new_game()
+    services.game_time_out(game_id=game.pk, now=T0 + 6 * DAY)
+    line = game.course["course"]["start_finish_cells"]
+    with pytest.raises(GameIsOver):
+        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+
+
+def test_the_reminder_is_claimed_once_per_turn():
+    game = new_game()
+    assert services.game_remind(game_id=game.pk, now=T0 + DAY) is False
+    assert services.game_remind(game_id=game.pk, now=T0 + 4 * DAY) is True
+    assert services.game_remind(game_id=game.pk, now=T0 + 4 * DAY + timedelta(hours=1)) is False
+
+
+def test_the_api_shows_absolute_deadlines():
+    from rest_framework.test import APIClient
+
+    game = new_game()
+    clock = APIClient().get(f"/api/games/{game.pk}/").json()["clock"]
+    assert clock["deadline"] == (T0 + 5 * DAY).isoformat()
+    assert clock["move_deadline"] == (T0 + 2 * DAY).isoformat()
+    assert clock["grace_seconds"] == {"yellow": 3 * 86400, "red": 3 * 86400}
+
+
+def test_the_game_page_shows_the_countdown():
+    from django.test import Client
+
+    game = new_game()
+    page = Client().get(f"/games/{game.pk}/").content.decode()
+    assert f'data-deadline="{(T0 + 5 * DAY).isoformat()}"' in page and 'id="countdown"' in page
+
+
+# --- races (PostgreSQL) -------------------------------------------------------------------
+
+
+def race(calls):
+    barrier = threading.Barrier(len(calls))
+    out: list[object] = [None] * len(calls)
+
+    def run(i, call):
+        try:
+            barrier.wait()
+            out[i] = call()
+        except Exception as exc:
+            out[i] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_sweeps_at_once_time_out_a_game_once():
+    game = new_game()
+    results = race([lambda: services.game_time_out(game_id=game.pk, now=T0 + 6 * DAY)] * 2)
+    assert sorted(results) == [False, True]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_move_and_a_time_out_at_the_same_moment_never_both_happen():
+    for i in range(6):
+        with time_machine.travel(T0, tick=False):
+            game = make_game(yellow=make_user(f"y{i}"), red=make_user(f"r{i}"), days_per_move=1, grace_days=0)
+        line = game.course["course"]["start_finish_cells"]
+        deadline = game.deadline
+        with time_machine.travel(deadline - timedelta(seconds=1), tick=False):
+            results = race([
+                lambda g=game, c=tuple(line[0]): services.game_place(user=g.yellow, game_id=g.pk, ply=0, cell=c, heading=0),
+                lambda g=game, d=deadline: services.game_time_out(game_id=g.pk, now=d),
+            ])
+        game.refresh_from_db()
+        placed, timed_out = results
+        if isinstance(placed, dict):
+            assert timed_out is False and not game.over and game.ply == 1
+        else:
+            assert isinstance(placed, GameIsOver) and timed_out is True and game.termination == "timeout"
+            assert game.moves.count() == 0
+
+
+def test_greedy_games_keep_their_clocks_consistent():
+    game = new_game()
+    for step in range(10):
+        with time_machine.travel(T0 + timedelta(hours=5 * (step + 1)), tick=False):
+            greedy_action(game)
+    game.refresh_from_db()
+    assert game.deadline == game.turn_started_at + 2 * DAY + timedelta(seconds=game.seats.get(index=game.to_move).grace_seconds)
