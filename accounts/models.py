@@ -27,6 +27,9 @@ class User(AbstractUser):
         NONE = "none", "no email"
 
     is_bot = models.BooleanField(default=False, help_text="played by a program")
+    bot_level = models.CharField(
+        max_length=8, blank=True, default="", help_text="house bots only: easy, normal or strong (moved by the site)"
+    )
     time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
     email_mode = models.CharField(max_length=6, choices=EmailMode.choices, default=EmailMode.EACH)
     digest_hour = models.PositiveSmallIntegerField(default=8, help_text="local hour (0–23) of the daily digest")

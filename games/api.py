@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import models
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -364,3 +365,71 @@ class MyVacation(APIView):
     def delete(self, request: Request) -> Response:
         services.vacation_end(user=request.user)
         return Response(_me(request.user))
+
+
+# --- bots ---------------------------------------------------------------------------------
+
+
+class PlayBotIn(ChallengeIn):
+    level = serializers.ChoiceField(choices=["easy", "normal", "strong"], help_text="the house bot's strength")
+
+
+class PlayBot(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=PlayBotIn, responses={201: GameSummary}, summary="Play a house bot: the game starts at once")
+    def post(self, request: Request) -> Response:
+        from .bots import play_house_bot
+
+        data = _valid(PlayBotIn, request)
+        data.pop("opponent", None)
+        game = play_house_bot(user=request.user, **data)
+        return Response(GameSummary(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
+
+
+class RegisterIn(serializers.Serializer):  # type: ignore[type-arg]
+    username = serializers.RegexField(r"^[\w.@+-]{1,150}$")
+    email = serializers.EmailField(required=False, allow_blank=True, default="")
+    password = serializers.CharField(min_length=10, write_only=True)
+    is_bot = serializers.BooleanField(default=False, help_text="a BOT account, played by your program")
+
+    def validate_username(self, value: str) -> str:
+        if User.objects.filter(username__iexact=value).exists():
+            raise serializers.ValidationError("that username is taken")
+        return value
+
+
+class Register(APIView):
+    permission_classes: list[type] = []
+    authentication_classes: list[type] = []
+
+    @extend_schema(request=RegisterIn, responses={201: ANY}, summary="Create an account (a bot account with is_bot)")
+    def post(self, request: Request) -> Response:
+        from django.contrib.auth.password_validation import validate_password
+        from django.core.exceptions import ValidationError as DjangoValidationError
+        from rest_framework.authtoken.models import Token
+
+        data = _valid(RegisterIn, request)
+        try:
+            validate_password(data["password"], User(username=data["username"]))
+        except DjangoValidationError as exc:
+            raise ServiceError(f"password: {' '.join(exc.messages)}", "password") from None
+        user = User.objects.create_user(data["username"], data["email"], data["password"], is_bot=data["is_bot"])
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"username": user.username, "is_bot": user.is_bot, "token": token.key},
+                        status=status.HTTP_201_CREATED)
+
+
+class BecomeBot(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=ANY, summary="Turn your account into a BOT account (no games yet; for good)")
+    def post(self, request: Request) -> Response:
+        user = request.user
+        if user.is_bot:
+            raise ServiceError("this account is a bot already", "is_bot")
+        if Game.objects.filter(models.Q(yellow=user) | models.Q(red=user)).exists():
+            raise ServiceError("only an account that has played no games can become a bot", "is_bot")
+        user.is_bot = True
+        user.save(update_fields=["is_bot"])
+        return Response(_me(user))

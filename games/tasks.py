@@ -11,6 +11,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import F, Q
 from django.utils import timezone
 
+from games.engine.bot import LEVELS
+
 from . import services
 from .models import EmailLog, Game
 from .notifications import notify, queue, send_logged
@@ -48,6 +50,12 @@ def sweep_clocks() -> dict[str, int]:
     )
     for game_id in due.values_list("pk", flat=True):
         reminded += services.game_remind(game_id=game_id, now=now)
+    for game_id, ply in (
+        Game.objects.filter(status=Game.Status.ACTIVE, updated_at__lt=now - timedelta(minutes=2))
+        .filter(Q(yellow__bot_level__in=LEVELS, to_move=0) | Q(red__bot_level__in=LEVELS, to_move=1))
+        .values_list("pk", "ply")
+    ):
+        bot_move.delay(game_id, ply)  # a bot's task was lost (e.g. the broker restarted)
     requeued = 0
     stale = EmailLog.objects.filter(sent_at__isnull=True, attempts__lt=20, created_at__lt=now - timedelta(minutes=15))
     for entry in stale.order_by("pk")[:200]:
@@ -75,3 +83,26 @@ def send_digests() -> int:
         if games and notify(user, "digest", f"digest:{today.isoformat()}", {"games": games}):
             sent += 1
     return sent
+
+
+@shared_task
+def bot_move(game_id: int, ply: int) -> bool:
+    """A house bot's action in a game; does nothing if the game moved on (safe twice)."""
+    from .bots import bot_act
+
+    return bot_act(game_id=game_id, ply=ply) is not None
+
+
+@shared_task
+def bot_accept(challenge_id: int) -> int | None:
+    """A house bot accepts a challenge made to it by name."""
+    from .errors import ServiceError
+    from .models import Challenge
+
+    challenge = Challenge.objects.select_related("opponent").filter(pk=challenge_id, status="open").first()
+    if challenge is None or challenge.opponent is None:
+        return None
+    try:
+        return services.challenge_accept(user=challenge.opponent, challenge_id=challenge_id).pk
+    except ServiceError:
+        return None

@@ -6,6 +6,7 @@ urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("help/", views.help_page, name="help"),
     path("lobby/", views.lobby, name="lobby"),
+    path("lobby/bot/", views.play_bot, name="play_bot"),
     path("challenges/<int:challenge_id>/<str:action>/", views.challenge_action, name="challenge_action"),
     path("games/", views.my_games, name="my_games"),
     path("games/<int:game_id>/", views.game_page, name="game"),

@@ -20,6 +20,7 @@ from games.engine.hexgrid import left, right
 
 from . import services
 from .board import BoatView, OptionView, board_svg
+from .bots import house_bots, play_house_bot
 from .errors import ServiceError
 from .forms import (
     ChallengeForm,
@@ -102,7 +103,32 @@ def lobby(request: HttpRequest) -> HttpResponse:
                 return redirect("lobby")
         else:
             status = 400
-    return render(request, "games/lobby.html", {"form": form, "challenges": open_challenges(request.user)}, status=status)
+    return render(request, "games/lobby.html", _lobby_context(request, form), status=status)
+
+
+def _lobby_context(request: HttpRequest, form: Any) -> dict[str, Any]:
+    return {"form": form, "challenges": open_challenges(request.user), "bots": house_bots()}
+
+
+@login_required
+@require_POST
+def play_bot(request: HttpRequest) -> HttpResponse:
+    """Challenge a house bot; it accepts at once and the game starts."""
+    form = ChallengeForm(request.POST)
+    level = request.POST.get("level", "")
+    if not form.is_valid():
+        return render(request, "games/lobby.html", _lobby_context(request, form), status=400)
+    data = form.cleaned_data
+    try:
+        game = play_house_bot(
+            user=request.user, level=level, color=data["color"], days_per_move=data["days_per_move"],
+            grace_days=data["grace_days"], course_letter=data["course_letter"], lake_side=data["lake_side"],
+            rated=data["rated"],
+        )
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return render(request, "games/lobby.html", _lobby_context(request, ChallengeForm()), status=exc.status)
+    return redirect("game", game_id=game.pk)
 
 
 @login_required
@@ -121,8 +147,7 @@ def challenge_action(request: HttpRequest, challenge_id: int, action: str) -> Ht
             messages.success(request, "Challenge declined.")
     except ServiceError as exc:
         messages.error(request, exc.message)
-        return render(request, "games/lobby.html", {"form": ChallengeForm(), "challenges": open_challenges(request.user)},
-                      status=exc.status)
+        return render(request, "games/lobby.html", _lobby_context(request, ChallengeForm()), status=exc.status)
     return redirect("lobby")
 
 

@@ -52,8 +52,3 @@ def output_dir() -> Path:
     OUTPUT.mkdir(exist_ok=True)
     return OUTPUT
 
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings) -> None:
-    """Production hashing is slow on purpose; tests do not need it."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

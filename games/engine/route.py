@@ -95,3 +95,72 @@ class RouteMap:
         if next_buoy > 3:
             count = 0
         return self.dist.get((next_buoy, count, cell, heading, entry), UNREACHABLE)
+
+
+class MoveMap:
+    """Moves still needed to finish, where one move turns at most 60° and then goes 0 to
+    ``reach`` free cells in a straight line (R7 with a total equal to the cells moved).
+
+    Nodes are as in :class:`RouteMap`; the search runs backwards from the finish over the
+    reversed move graph. Dice limit which totals a boat can really throw, so this is a
+    lower bound on moves, used as the bots' evaluation."""
+
+    def __init__(self, course: Course, reach: int = 8) -> None:
+        self.course = course
+        self.reach = reach
+        free = course.free
+        rays = course.rays
+        gate_sets = course.gate_sets
+        line = course.line_set
+        step = course.step
+        reverse: dict[Node, list[Node]] = {}
+        dist: dict[Node, int] = {}
+        queue: deque[Node] = deque()
+        for stage in range(1, FINISHED_ROUNDING + 1):
+            gates = gate_sets[stage - 1] if stage <= 3 else frozenset()
+            counts = range(MIN_COUNT, 1) if stage <= 3 else (0,)
+            for count in counts:
+                for cell in free:
+                    cell_rays = rays[cell]
+                    for heading in range(6):
+                        for entry in (0, -1, 1) if cell in gates else (0,):
+                            node = (stage, count, cell, heading, entry)
+                            for turn in (left(heading), right(heading)):
+                                reverse.setdefault((stage, count, cell, turn, entry), []).append(node)
+                            entries = [0, 0, 0]
+                            if stage <= 3:
+                                entries[stage - 1] = entry
+                            for d in (heading, left(heading), right(heading)):
+                                nb, ct, es = stage, count, (entries[0], entries[1], entries[2])
+                                prev = cell
+                                done = False
+                                for nxt in cell_rays[d][: self.reach]:
+                                    nb, ct, es, _ = step(prev, nxt, nb, ct, es)
+                                    prev = nxt
+                                    if nb == FINISHED_ROUNDING and nxt in line:
+                                        done = True  # this move (and any longer one) finishes
+                                        break
+                                    if ct < MIN_COUNT:
+                                        break
+                                    e = es[nb - 1] if nb <= 3 else 0
+                                    reverse.setdefault((nb, ct, nxt, d, e), []).append(node)
+                                if done and node not in dist:
+                                    dist[node] = 1
+                                    queue.append(node)
+        while queue:
+            node = queue.popleft()
+            d = dist[node] + 1
+            for pred in reverse.get(node, ()):
+                if pred not in dist:
+                    dist[pred] = d
+                    queue.append(pred)
+        self.dist = dist
+
+    def distance(self, next_buoy: int, cell: Hex, heading: int, entry: int = 0, count: int = 0) -> int:
+        if next_buoy > FINISHED_ROUNDING:
+            return 0
+        if next_buoy > 3 or cell not in self.course.gate_sets[next_buoy - 1]:
+            entry = 0
+        if next_buoy > 3:
+            count = 0
+        return self.dist.get((next_buoy, count, cell, heading, entry), UNREACHABLE)

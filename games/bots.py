@@ -1,0 +1,107 @@
+"""House bots on the site: they play through the same services as people.
+
+After a move commits, ``move_made`` reaches :func:`_bot_to_move`, which queues
+``games.tasks.bot_move`` when the player to move is a house bot. The task loads the game,
+asks the engine's bot (games/engine/bot.py) for the next action and submits it with the
+game's ply through the ordinary services, so a bot can never bypass a rule, and a task
+that runs twice does nothing the second time (the ply has moved on).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from functools import lru_cache
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.dispatch import receiver
+
+from games.engine import Phase
+from games.engine.bot import LEVELS, ExpectimaxPlayer, make_player
+from games.engine.players import Player
+from games.engine.route import MoveMap, RouteMap
+
+from . import services
+from .errors import ServiceError
+from .models import Challenge, Game
+from .signals import challenge_made, move_made
+from .state import course_of, state_of
+
+log = logging.getLogger(__name__)
+User = get_user_model()
+
+
+def house_bots() -> Any:
+    return User.objects.filter(is_bot=True, bot_level__in=LEVELS).order_by("username")
+
+
+@lru_cache(maxsize=64)
+def _maps(game_id: int) -> tuple[RouteMap, MoveMap]:
+    course = course_of(Game.objects.get(pk=game_id))
+    return RouteMap(course), MoveMap(course)
+
+
+def player_for(game: Game, level: str) -> Player:
+    route, moves = _maps(game.pk)
+    player = make_player(level, random.Random(f"{game.pk}:{game.ply}"), route)
+    if isinstance(player, ExpectimaxPlayer):
+        player.moves = moves
+    return player
+
+
+def bot_act(*, game_id: int, ply: int) -> dict[str, Any] | None:
+    """One action of the house bot to move in a game at ``ply``; None when there is nothing to do."""
+    game = Game.objects.select_related("yellow", "red").filter(pk=game_id).first()
+    if game is None or game.over or game.ply != ply:
+        return None
+    bot = game.user_to_move
+    if bot is None or not bot.is_bot or bot.bot_level not in LEVELS:
+        return None
+    state = state_of(game)
+    player = player_for(game, bot.bot_level)
+    try:
+        if state.phase is Phase.PLACE:
+            cell, heading = player.place(state)
+            return services.game_place(user=bot, game_id=game.pk, ply=ply, cell=cell, heading=heading)
+        if state.phase is Phase.DICE:
+            return services.game_roll(user=bot, game_id=game.pk, ply=ply, choice=player.dice(state))
+        return services.game_choose_direction(user=bot, game_id=game.pk, ply=ply, direction=player.direction(state))
+    except ServiceError as exc:  # someone else acted first (e.g. the game timed out)
+        log.info("bot %s in game %s at ply %s: %s", bot, game.pk, ply, exc.message)
+        return None
+
+
+def _queue(task: Any, *args: Any) -> None:
+    try:
+        task.delay(*args)
+    except Exception:  # the broker is down: the sweep wakes bots that wait (tasks.sweep_clocks)
+        log.exception("could not queue %s%s", task.name, args)
+
+
+@receiver(move_made, dispatch_uid="bots-move")
+def _bot_to_move(sender: Any, game_id: int, ply: int, user_id_to_move: int | None, **kwargs: Any) -> None:
+    if user_id_to_move is None:
+        return
+    if User.objects.filter(pk=user_id_to_move, is_bot=True, bot_level__in=LEVELS).exists():
+        from .tasks import bot_move
+
+        _queue(bot_move, game_id, ply)
+
+
+@receiver(challenge_made, dispatch_uid="bots-accept")
+def _challenge_to_bot(sender: Any, challenge_id: int, **kwargs: Any) -> None:
+    challenge = Challenge.objects.select_related("opponent").get(pk=challenge_id)
+    if challenge.opponent is not None and challenge.opponent.is_bot and challenge.opponent.bot_level in LEVELS:
+        from .tasks import bot_accept
+
+        _queue(bot_accept, challenge_id)
+
+
+def play_house_bot(*, user: Any, level: str, **options: Any) -> Game:
+    """A challenge to a house bot, accepted by the bot at once (both through the services)."""
+    bot = house_bots().filter(bot_level=level).first()
+    if bot is None:
+        raise ServiceError(f"there is no {level} bot here: use one of {', '.join(LEVELS)}", "level")
+    challenge = services.challenge_create(user=user, opponent=bot, **options)
+    return services.challenge_accept(user=bot, challenge_id=challenge.pk)
