@@ -50,7 +50,7 @@ from .models import (
     Move,
     Seat,
 )
-from .signals import challenge_made, game_finished, move_made, reminder_due
+from .signals import challenge_made, game_ended, game_finished, move_made, reminder_due
 from .state import course_data, state_of, store_state
 
 User = get_user_model()
@@ -250,6 +250,8 @@ def _act(
             game.save()
             for s in seats:
                 s.save()
+            if game.over and not was_over:
+                game_ended.send(sender=Game, game=game)
             if idempotency_key:
                 IdempotentRequest.objects.create(
                     user=user, key=idempotency_key, action=action, game=game, response=response
@@ -407,6 +409,7 @@ def game_time_out(*, game_id: int, now: datetime | None = None) -> bool:
         game.save()
         for s in seats:
             s.save()
+        game_ended.send(sender=Game, game=game)
         transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk))
         return True
 

@@ -11,3 +11,6 @@ move_made = Signal()
 reminder_due = Signal()
 # sent after a challenge to a named player commits; kwargs: challenge_id
 challenge_made = Signal()
+# sent INSIDE the transaction that ends a game (after its result is stored, before commit), so
+# that receivers (ratings) change their rows in the same transaction; kwargs: game
+game_ended = Signal()

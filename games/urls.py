@@ -16,7 +16,6 @@ urlpatterns = [
     path("games/<int:game_id>/roll/", views.roll, name="game_roll"),
     path("games/<int:game_id>/direction/", views.direction, name="game_direction"),
     path("games/<int:game_id>/resign/", views.resign, name="game_resign"),
-    path("players/<str:username>/", views.profile, name="profile"),
     path("settings/", views.settings_page, name="settings"),
     path("email/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
 ]

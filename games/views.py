@@ -65,19 +65,6 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
 
 
-def profile(request: HttpRequest, username: str) -> HttpResponse:
-    player = get_object_or_404(User, username=username)
-    games = list(games_of(player)[:50])
-    finished = [g for g in games if g.over]
-    wins = sum(1 for g in finished if g.winner_id == player.pk)
-    draws = sum(1 for g in finished if g.winner_id is None)
-    return render(
-        request,
-        "games/profile.html",
-        {"player": player, "games": games, "wins": wins, "draws": draws, "losses": len(finished) - wins - draws},
-    )
-
-
 # --- lobby --------------------------------------------------------------------------------
 
 

@@ -2,12 +2,15 @@ from django.contrib import admin
 from django.urls import include, path
 
 from games import views as game_views
+from tournaments.urls import api_urlpatterns as rating_api
 
 urlpatterns = [
     path("", game_views.home, name="home"),
     path("health/", game_views.health, name="health"),
     path("", include("games.urls")),
     path("api/", include("games.api_urls")),
+    path("api/", include(rating_api)),
+    path("", include("tournaments.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
 ]

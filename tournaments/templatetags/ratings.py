@@ -1,0 +1,17 @@
+from typing import Any
+
+from django import template
+
+from tournaments.models import Rating
+from tournaments.selectors import display
+
+register = template.Library()
+
+
+@register.filter
+def rating(user: Any) -> str:
+    """A player's rating as shown everywhere: '1543', or '1500?' while provisional."""
+    try:
+        return display(user.rating)
+    except Rating.DoesNotExist:
+        return display(None)
