@@ -97,7 +97,7 @@ class Game(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="games_won"
     )
     winner_color = models.CharField(max_length=6, blank=True)
-    termination = models.CharField(max_length=8, blank=True)
+    termination = models.CharField(max_length=12, blank=True)
     result_reason = models.CharField(max_length=200, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -37,6 +37,7 @@ SUBJECTS = {
     "challenge": "{by} challenges you to a game of Powerboats",
     "pairing": "New pairing: round {round} of {tournament}",
     "digest": "Your turn in {count} game{plural}",
+    "tournament_over": "{tournament} is over: you finished {rank} of {players}",
 }
 
 
@@ -157,9 +158,12 @@ def message_for(entry: EmailLog) -> EmailMultiAlternatives:
         context["games"] = [_game_context(user, g) for g in games]
         context["link"] = absolute(reverse("my_games"))
         fields = {"count": len(context["games"]), "plural": "" if len(context["games"]) == 1 else "s"}
-    if event == "pairing":
+    if event in ("pairing", "tournament_over"):
         context.update(entry.data)
-        fields = {"round": entry.data.get("round"), "tournament": entry.data.get("tournament_name")}
+        fields.update(round=entry.data.get("round"), tournament=entry.data.get("tournament_name"),
+                      rank=entry.data.get("rank"), players=entry.data.get("players"))
+    if event == "tournament_over":
+        context["link"] = absolute(reverse("tournament", args=[entry.data["tournament"]]))
     unsubscribe = absolute(reverse("unsubscribe", args=[unsubscribe_token(user)]))
     context["unsubscribe"] = unsubscribe
     context["settings_link"] = absolute(reverse("settings"))

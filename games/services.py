@@ -490,3 +490,24 @@ def vacation_end(*, user: Any, now: datetime | None = None) -> Vacation:
     vacation.save(update_fields=["ended_at"])
     _recompute_deadlines(user)
     return vacation
+
+
+def game_adjudicate(*, game_id: int, now: datetime | None = None) -> bool:
+    """End an unfinished game at a tournament round's deadline by the documented rule
+    (points, then buoys, then damage). Safe to run twice; returns whether this call ended it."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = Game.objects.select_for_update().select_related("yellow", "red").filter(pk=game_id).first()
+        if game is None or game.over:
+            return False
+        seats = list(game.seats.order_by("index"))
+        clock.end_turn(game, seats, game.to_move, now)
+        store_state(game, seats, state_of(game, seats).adjudicate())
+        game.finished_at = now
+        clock.set_deadlines(game, seats)
+        game.save()
+        for s in seats:
+            s.save()
+        game_ended.send(sender=Game, game=game)
+        transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk))
+        return True

@@ -74,3 +74,128 @@ class PlayerView(APIView):
                 for c in history
             ],
         })
+
+
+# --- tournaments ----------------------------------------------------------------------------
+
+
+from django.http import HttpResponse  # noqa: E402
+from rest_framework import serializers, status  # noqa: E402
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly  # noqa: E402
+
+from games.errors import ServiceError  # noqa: E402
+
+from . import services  # noqa: E402
+from .models import Tournament  # noqa: E402
+from .standings import standings  # noqa: E402
+
+
+class TournamentIn(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = Tournament
+        fields = ["name", "description", "rounds", "days_per_move", "grace_days", "vacation_allowed",
+                  "registration_closes_at", "starts_at", "round_days", "pair_at_once", "rated", "lake_side",
+                  "course_mode", "min_players", "max_players", "entry", "late_entry_until_round", "late_entry_byes",
+                  "requested_bye_points"]
+
+
+def tournament_summary(t: Tournament) -> dict[str, Any]:
+    return {
+        "id": t.pk, "name": t.name, "status": t.status, "rounds": t.rounds, "current_round": t.current_round,
+        "director": t.director.username, "starts_at": t.starts_at.isoformat(), "days_per_move": t.days_per_move,
+        "rated": t.rated, "course_mode": t.course_mode, "players": t.registrations.count(),
+    }
+
+
+def tournament_detail(t: Tournament) -> dict[str, Any]:
+    table = standings(t)
+    return {
+        **tournament_summary(t),
+        **TournamentIn(t).data,
+        "first_color": t.first_color,
+        "standings": [
+            {"rank": r.rank, "username": r.registration.user.username, "score": r.score,
+             "buchholz_cut1": r.buchholz_cut1, "buchholz": r.buchholz, "sonneborn_berger": r.sonneborn_berger,
+             "buoy_points": r.buoy_points, "damage": r.damage, "direct_encounter": r.direct,
+             "withdrawn": r.registration.withdrawn_after is not None}
+            for r in table
+        ],
+        "rounds": [
+            {"number": rnd.number, "status": rnd.status, "deadline": rnd.deadline.isoformat(),
+             "boards": [
+                 {"board": e.board, "red": e.registration.user.username,
+                  "yellow": e.opponent.user.username if e.opponent else None, "result": e.code or None,
+                  "game": e.game_id}
+                 for e in rnd.entries.filter(color="w").select_related("registration__user", "opponent__user")
+             ],
+             "byes": [{"username": e.registration.user.username, "code": e.code}
+                      for e in rnd.entries.filter(opponent__isnull=True).select_related("registration__user")]}
+            for rnd in t.round_set.order_by("number")
+        ],
+    }
+
+
+class TournamentList(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(parameters=[OpenApiParameter("status", OpenApiTypes.STR)], responses=OpenApiTypes.OBJECT,
+                   summary="Tournaments (upcoming, running, finished)")
+    def get(self, request: Request) -> Response:
+        rows = Tournament.objects.select_related("director").order_by("-starts_at")
+        wanted = request.query_params.get("status")
+        if wanted:
+            rows = rows.filter(status=wanted)
+        return Response([tournament_summary(t) for t in rows[:200]])
+
+    @extend_schema(request=TournamentIn, responses={201: OpenApiTypes.OBJECT}, summary="Direct a new tournament")
+    def post(self, request: Request) -> Response:
+        serializer = TournamentIn(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        t = services.tournament_create(director=request.user, **serializer.validated_data)
+        return Response(tournament_detail(t), status=status.HTTP_201_CREATED)
+
+
+class TournamentDetail(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A tournament: settings, standings, rounds and pairings")
+    def get(self, request: Request, tournament_id: int) -> Response:
+        return Response(tournament_detail(get_object_or_404(Tournament, pk=tournament_id)))
+
+
+class TournamentAction(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT,
+                   summary="register | withdraw | remove (director: username) | bye (director: username, round)")
+    def post(self, request: Request, tournament_id: int, action: str) -> Response:
+        if action == "register":
+            services.tournament_register(user=request.user, tournament_id=tournament_id)
+        elif action == "withdraw":
+            services.tournament_withdraw(user=request.user, tournament_id=tournament_id)
+        elif action in ("remove", "bye"):
+            player = User.objects.filter(username=request.data.get("username", "")).first()
+            if player is None:
+                raise ServiceError("username must name a player", "username")
+            if action == "remove":
+                services.tournament_withdraw(user=player, tournament_id=tournament_id, by_director=request.user)
+            else:
+                number = request.data.get("round")
+                if not isinstance(number, int) or isinstance(number, bool):
+                    raise ServiceError("round must be a round number", "round")
+                services.tournament_set_bye(director=request.user, tournament_id=tournament_id, user=player,
+                                            round_number=number)
+        else:
+            raise ServiceError("action must be register, withdraw, remove or bye", "action")
+        return Response(tournament_detail(get_object_or_404(Tournament, pk=tournament_id)))
+
+
+class TournamentTrf(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR}, summary="The tournament as FIDE TRF-16")
+    def get(self, request: Request, tournament_id: int) -> HttpResponse:
+        t = get_object_or_404(Tournament, pk=tournament_id)
+        return HttpResponse(services.trf_ranked(t), content_type="text/plain; charset=latin-1")
+
+

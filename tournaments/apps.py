@@ -5,4 +5,4 @@ class TournamentsConfig(AppConfig):
     name = "tournaments"
 
     def ready(self) -> None:
-        from . import ratings  # noqa: F401  (rates games inside the transaction that ends them)
+        from . import ratings, tasks  # noqa: F401  (connect the signal receivers)

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
+from games.errors import ServiceError
 from games.selectors import games_of
 
-from . import selectors
-from .models import RatingChange
+from . import selectors, services
+from .forms import TournamentForm
+from .models import RatingChange, Tournament
 from .ratings import head_to_head
+from .standings import standings
 
 User = get_user_model()
 
@@ -43,3 +49,96 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         "player": player, "rows": rows, "rating": rating, "rating_shown": selectors.display(rating),
         "chart": selectors.history_svg(history), "versus": versus,
     })
+
+
+# --- tournaments --------------------------------------------------------------------------
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    groups = {
+        status: Tournament.objects.filter(status=status).order_by("starts_at" if status != "finished" else "-finished_at")
+        for status in ("registration", "running", "finished")
+    }
+    return render(request, "tournaments/list.html", {"groups": groups})
+
+
+@login_required
+def tournament_new(request: HttpRequest) -> HttpResponse:
+    form = TournamentForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        fields = {k: v for k, v in form.cleaned_data.items() if k != "invited_names"}
+        names = [n.strip() for n in form.cleaned_data["invited_names"].split(",") if n.strip()]
+        invited = list(User.objects.filter(username__in=names))
+        try:
+            t = services.tournament_create(director=request.user, invited=invited, **fields)
+        except ServiceError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(request, "Tournament created: players can register now.")
+            return redirect("tournament", tournament_id=t.pk)
+    return render(request, "tournaments/new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    t = get_object_or_404(Tournament.objects.select_related("director"), pk=tournament_id)
+    table = standings(t)
+    rank_of = {row.registration.pk: row.rank for row in table}
+    number_of = {row.registration.pk: row.start_number for row in table}
+    rounds = []
+    for rnd in t.round_set.order_by("number"):
+        boards = []
+        byes = []
+        for e in rnd.entries.select_related("registration__user", "opponent__user", "game").order_by("board"):
+            if e.color == "w":
+                boards.append(e)
+            elif not e.opponent_id:
+                byes.append(e)
+        rounds.append((rnd, boards, byes))
+    me = t.registrations.filter(user=request.user).first() if request.user.is_authenticated else None
+    cross = [(row, [row.cells.get(n) for n in range(1, t.rounds + 1)]) for row in table]
+    return render(request, "tournaments/detail.html", {
+        "t": t, "table": table, "rounds": rounds, "me": me, "cross": cross, "rank_of": rank_of,
+        "number_of": number_of, "round_numbers": range(1, t.rounds + 1),
+        "is_director": request.user.is_authenticated and request.user.pk == t.director_id,
+        "registrations": t.registrations.select_related("user"),
+    })
+
+
+@login_required
+@require_POST
+def tournament_action(request: HttpRequest, tournament_id: int, action: str) -> HttpResponse:
+    try:
+        if action == "register":
+            services.tournament_register(user=request.user, tournament_id=tournament_id)
+            messages.success(request, "You are registered.")
+        elif action == "withdraw":
+            services.tournament_withdraw(user=request.user, tournament_id=tournament_id)
+            messages.success(request, "You have withdrawn.")
+        elif action in ("remove", "bye"):
+            player = get_object_or_404(User, username=request.POST.get("username", ""))
+            if action == "remove":
+                services.tournament_withdraw(user=player, tournament_id=tournament_id, by_director=request.user)
+                messages.success(request, f"{player} removed.")
+            else:
+                number = int(request.POST.get("round", "0") or 0)
+                services.tournament_set_bye(director=request.user, tournament_id=tournament_id, user=player,
+                                            round_number=number)
+                messages.success(request, f"{player} has a bye in round {number}.")
+        else:
+            return HttpResponse(status=404)
+    except (ServiceError, ValueError) as exc:
+        messages.error(request, getattr(exc, "message", str(exc)))
+        response = tournament_page(request, tournament_id)
+        response.status_code = getattr(exc, "status", 400)
+        return response
+    return redirect("tournament", tournament_id=tournament_id)
+
+
+def tournament_trf(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    t = get_object_or_404(Tournament, pk=tournament_id)
+    response = HttpResponse(services.trf_ranked(t), content_type="text/plain; charset=latin-1")
+    response["Content-Disposition"] = f'inline; filename="powerboats-tournament-{t.pk}.trf"'
+    return response
+
+
+

@@ -281,6 +281,8 @@ def verify(record: Mapping[str, Any]) -> Verification:
         if termination in (Termination.RESIGN.value, Termination.TIMEOUT.value) and result.get("winner"):
             loser = 1 - state.seat_of(result["winner"])
             state = state.resign(loser) if termination == Termination.RESIGN.value else state.time_out(loser)
+        elif termination == Termination.ADJUDICATION.value:
+            state = state.adjudicate()
     expected = outcome_json(state)
     if expected != result:
         return Verification(False, f"result: recorded {result!r}, the rules give {expected!r}", len(moves))

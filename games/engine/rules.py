@@ -44,6 +44,7 @@ class Termination(StrEnum):
     CUTOFF = "cutoff"  # R13
     RESIGN = "resign"
     TIMEOUT = "timeout"
+    ADJUDICATION = "adjudication"  # a tournament round's deadline passed
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,6 +405,26 @@ class GameState:
             choice, before, rolled, dice = pending
             stored = Pending(choice, before, rolled, dice, previews(course, boats, to_move, sum(dice)))
         return cls(course, boats, phase, to_move, stored, outcome, ply)
+
+    def adjudicate(self) -> GameState:
+        """End an unfinished game by the documented rule (docs/tournaments.md): more points
+        (R14), then more buoys, then less damage wins, as the 35-move cut-off does; else a draw."""
+        if self.phase is Phase.OVER:
+            raise GameOver("over", "the game is over", "phase")
+        ranked = sorted(range(len(self.boats)), key=lambda i: (-self.boats[i].points, -self.boats[i].buoys,
+                                                                self.boats[i].damage))
+        first, second = self.boats[ranked[0]], self.boats[ranked[1]]
+        key = (first.points, first.buoys, -first.damage)
+        if key == (second.points, second.buoys, -second.damage):
+            outcome = Outcome(None, Termination.ADJUDICATION,
+                              f"adjudicated at the round deadline: equal points ({first.points}) and damage, a draw")
+        else:
+            why = (f"more points ({first.points} to {second.points})" if first.points != second.points
+                   else f"more buoys ({first.buoys} to {second.buoys})" if first.buoys != second.buoys
+                   else f"less damage ({first.damage} to {second.damage})")
+            outcome = Outcome(ranked[0], Termination.ADJUDICATION,
+                              f"adjudicated at the round deadline: {_name(first)} has {why}")
+        return replace(self, phase=Phase.OVER, pending=None, outcome=outcome, ply=self.ply + 1)
 
     def resign(self, seat: int) -> GameState:
         """The player in ``seat`` gives up; the opponent wins (R14: points scored stand)."""

@@ -1,0 +1,169 @@
+"""Pairing (FIDE Dutch, C.04.3), as a pure function of a TRF: the classic situations, invariants,
+and an independent second opinion on random tournaments."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from tournaments import trf
+from tournaments.pairing import Pairing, pair
+
+FLIP = {"1": "0", "0": "1", "=": "="}
+
+
+def field(n: int, rounds: int = 5) -> trf.Tournament:
+    t = trf.Tournament(name="Test", rounds=rounds)
+    t.players = [trf.Player(number=i, name=f"P{i:03d}", rating=2200 - 10 * i) for i in range(1, n + 1)]
+    return t
+
+
+def play(t: trf.Tournament, pairing: Pairing, results: dict[tuple[int, int], str] | None = None,
+         absent: dict[int, str] | None = None, rng: random.Random | None = None) -> None:
+    """Record a round: given results (white's), else by rating, random when ``rng`` is given."""
+    done = set()
+    for w, b in pairing.boards:
+        res = (results or {}).get((w, b))
+        if res is None:
+            if rng is not None:
+                x = rng.random()
+                res = "=" if x < 0.15 else "1" if x < 0.6 else "0"
+            else:
+                res = "1" if w < b else "0"
+        t.player(w).cells.append(trf.Cell(b, "w", res))
+        t.player(b).cells.append(trf.Cell(w, "b", FLIP[res]))
+        done |= {w, b}
+    if pairing.bye is not None:
+        t.player(pairing.bye).cells.append(trf.Cell(None, "-", "U"))
+        done.add(pairing.bye)
+    for number, code in (absent or {}).items():
+        t.player(number).cells.append(trf.Cell(None, "-", code))
+        done.add(number)
+    assert done == {p.number for p in t.players}
+
+
+def test_round_1_pairs_the_top_half_against_the_bottom_half():
+    p = pair(field(8))
+    assert {frozenset(b) for b in p.boards} == {frozenset({i, i + 4}) for i in range(1, 5)}
+    assert p.bye is None and p.round == 1
+    assert p.text().splitlines()[0] == "4"
+
+
+def test_an_odd_number_gives_the_lowest_player_the_bye_and_never_twice():
+    """Pairing-allocated bye: to the lowest-ranked eligible player, at most once (C2)."""
+    t = field(7)
+    first = pair(t)
+    assert first.bye == 7
+    play(t, first)
+    second = pair(t)
+    assert second.bye is not None and second.bye != 7
+    assert second.text().splitlines()[-1] == f"{second.bye} 0"
+
+
+def test_no_pairing_repeats_a_game():
+    """C1: two players meet at most once."""
+    t = field(10)
+    met: set[frozenset[int]] = set()
+    for _ in range(4):
+        p = pair(t)
+        boards = {frozenset(b) for b in p.boards}
+        assert not boards & met
+        met |= boards
+        play(t, p)
+
+
+def test_absent_players_are_not_paired():
+    t = field(8)
+    play(t, pair(t))
+    p = pair(t, absent={3: "Z", 8: "H"})
+    paired = {n for b in p.boards for n in b} | ({p.bye} if p.bye else set())
+    assert paired == {1, 2, 4, 5, 6, 7}
+
+
+def test_a_player_with_two_whites_in_a_row_gets_black():
+    """Colour rules: nobody gets the same colour three times in a row (absolute, C3 / colour
+    allocation), and a player with two whites is due black."""
+    t = field(6, rounds=4)
+    # player 1 had white twice
+    play(t, Pairing(1, ((1, 4), (5, 2), (3, 6)), None), {(1, 4): "1", (5, 2): "0", (3, 6): "1"})
+    play(t, Pairing(2, ((1, 3), (2, 6), (4, 5)), None), {(1, 3): "1", (2, 6): "1", (4, 5): "="})
+    p = pair(t)
+    board = next(b for b in p.boards if 1 in b)
+    assert board[1] == 1, f"player 1 (ww) must get black, got {board}"
+
+
+def test_a_lone_leader_floats_down():
+    """A score group with an odd player out sends one player down to the next group."""
+    t = field(6, rounds=4)
+    play(t, Pairing(1, ((1, 4), (2, 5), (3, 6)), None), {(1, 4): "1", (2, 5): "1", (3, 6): "1"})
+    p = pair(t)  # three leaders (1, 2, 3) with 1 point: one of them meets a player on 0
+    mixed = [b for b in p.boards if (t.player(b[0]).points != t.player(b[1]).points)]
+    assert len(mixed) == 1
+    leader_pairs = [b for b in p.boards if t.player(b[0]).points == t.player(b[1]).points == 1]
+    assert len(leader_pairs) == 1
+
+
+def test_the_pairing_command_reads_a_trf_and_prints_the_programs_format(tmp_path):
+    t = field(5)
+    path = tmp_path / "t.trf"
+    path.write_text(trf.dump(t))
+    out = subprocess.run([sys.executable, "-m", "tournaments.pairing", str(path)], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[0] == "3" and out[-2] == "5 0" and len(out) == 5
+
+
+def colour_invariants(t: trf.Tournament, p: Pairing) -> None:
+    """No player gets the same colour three times in a row or a colour difference beyond 2
+    (absolute colour criteria), except top-scorers in the last round."""
+    last = t.rounds_played + 1 == t.rounds
+    top = max(pl.points for pl in t.players)
+    for w, b in p.boards:
+        for number, colour in ((w, "w"), (b, "b")):
+            history = [c.color for c in t.player(number).cells if c.played]
+            if last and t.player(number).points > top / 2:
+                continue
+            assert history[-2:] != [colour, colour], f"{number} would get {colour} a third time"
+            diff = sum(1 if c == "w" else -1 for c in [*history, colour])
+            assert abs(diff) <= 2, f"{number}: colour difference {diff}"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_tournaments_agree_with_an_independent_engine(seed, tmp_path):
+    """A random tournament (draws, a few absences) paired round by round; then caissify-pairings'
+    checker re-pairs every round with its own Dutch engine and must find the same pairs."""
+    rng = random.Random(seed)
+    n = rng.choice([11, 14, 17, 20])
+    t = field(n, rounds=6)
+    for _ in range(6):
+        absent = {rng.randrange(1, n + 1): "H"} if rng.random() < 0.3 else {}
+        p = pair(t, absent)
+        colour_invariants(t, p)
+        counts = Counter(x for board in p.boards for x in board)
+        assert all(v == 1 for v in counts.values()) and p.bye not in counts
+        play(t, p, absent=absent, rng=rng)
+    byes = Counter(pl.number for pl in t.players for c in pl.cells if c.result == "U")
+    assert all(v == 1 for v in byes.values())  # nobody had the pairing bye twice
+    path = tmp_path / f"random-{seed}.trf"
+    path.write_text(trf.dump(t))
+    check = subprocess.run([sys.executable, "-m", "caissify_pairings", "--check", str(path)], capture_output=True,
+                           text=True, timeout=600)
+    assert "0 discrepancies" in check.stdout, check.stdout + check.stderr
+
+
+def test_trf_round_trip(tmp_path):
+    rng = random.Random(9)
+    t = field(9, rounds=3)
+    for _ in range(3):
+        play(t, pair(t), rng=rng)
+    again = trf.parse(trf.dump(t))
+    assert [(p.number, p.name, p.rating, p.points) for p in again.players] == [
+        (p.number, p.name, p.rating, p.points) for p in t.players
+    ]
+    assert [[(c.opponent, c.color, c.result) for c in p.cells] for p in again.players] == [
+        [(c.opponent, c.color, c.result) for c in p.cells] for p in t.players
+    ]
+    assert again.rounds == 3 and again.first_color == "w"

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django import forms
+from django.utils import timezone
+
+from games.models import DAYS_PER_MOVE, GRACE_DAYS
+
+from .models import Tournament
+
+
+class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
+    invited_names = forms.CharField(required=False, label="Invited players (usernames, comma-separated)")
+
+    class Meta:
+        model = Tournament
+        fields = ["name", "description", "rounds", "days_per_move", "grace_days", "vacation_allowed",
+                  "registration_closes_at", "starts_at", "round_days", "pair_at_once", "rated", "lake_side",
+                  "course_mode", "min_players", "max_players", "entry", "late_entry_until_round", "late_entry_byes",
+                  "requested_bye_points"]
+        widgets = {
+            "registration_closes_at": forms.DateTimeInput(attrs={"type": "datetime-local"}),
+            "starts_at": forms.DateTimeInput(attrs={"type": "datetime-local"}),
+            "days_per_move": forms.Select(choices=[(d, d) for d in DAYS_PER_MOVE]),
+            "grace_days": forms.Select(choices=[(d, d) for d in GRACE_DAYS]),
+            "lake_side": forms.Select(choices=[("standard", "standard"), ("expert", "expert")]),
+            "description": forms.Textarea(attrs={"rows": 3}),
+        }
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        now = timezone.now().replace(second=0, microsecond=0)
+        self.fields["registration_closes_at"].initial = now + timedelta(days=7)
+        self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)

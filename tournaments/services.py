@@ -1,0 +1,341 @@
+"""Writes for Swiss tournaments (docs/tournaments.md). Every function owns its transaction;
+those that move a tournament along lock its row first, so a task that runs twice or two
+workers at once pair a round once."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from games import services as game_services
+from games.engine import new_course
+from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
+from games.models import COLORS, DAYS_PER_MOVE, GRACE_DAYS, Game
+from games.state import course_data
+
+from . import trf
+from .models import Entry, Rating, Registration, Round, Tournament
+from .pairing import PairingError, pair
+
+log = logging.getLogger(__name__)
+User = get_user_model()
+PLAYED = {"1", "0", "="}
+
+
+# --- setting up ---------------------------------------------------------------------------
+
+
+def _check(fields: dict[str, Any]) -> None:
+    if not fields.get("name", "").strip():
+        raise ServiceError("a tournament needs a name", "name")
+    if not 1 <= fields.get("rounds", 5) <= 30:
+        raise ServiceError("rounds must be 1 to 30", "rounds")
+    if fields.get("days_per_move", 3) not in DAYS_PER_MOVE:
+        raise ServiceError(f"days per move must be one of {', '.join(map(str, DAYS_PER_MOVE))}", "days_per_move")
+    if fields.get("grace_days", 7) not in GRACE_DAYS:
+        raise ServiceError(f"grace days must be one of {', '.join(map(str, GRACE_DAYS))}", "grace_days")
+    if fields.get("lake_side", "standard") not in ("standard", "expert"):
+        raise ServiceError("lake side must be standard or expert", "lake_side", "R2")
+    if fields["registration_closes_at"] > fields["starts_at"]:
+        raise ServiceError("registration must close before the start", "registration_closes_at")
+    if not 2 <= fields.get("min_players", 4) <= fields.get("max_players", 1000):
+        raise ServiceError("at least 2 players, and no more than the maximum", "min_players")
+    if fields.get("late_entry_until_round", 0) > fields.get("rounds", 5):
+        raise ServiceError("late entries can only be allowed up to the last round", "late_entry_until_round")
+
+
+@transaction.atomic
+def tournament_create(*, director: Any, invited: list[Any] | None = None, **fields: Any) -> Tournament:
+    _check(fields)
+    tournament = Tournament.objects.create(director=director, **fields)
+    if invited:
+        tournament.invited.set(invited)
+    return tournament
+
+
+def _locked(tournament_id: int) -> Tournament:
+    tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    if tournament is None:
+        raise NotFound(f"no tournament {tournament_id}", "tournament")
+    return tournament
+
+
+def _rating(user: Any) -> float:
+    rating = Rating.objects.filter(user=user).first()
+    return rating.rating if rating else 1500.0
+
+
+@transaction.atomic
+def tournament_register(*, user: Any, tournament_id: int, now: datetime | None = None) -> Registration:
+    """Join before the start, or late (if allowed) up to the configured round."""
+    now = now or timezone.now()
+    t = _locked(tournament_id)
+    if t.entry == Tournament.Entry.INVITED and not t.invited.filter(pk=user.pk).exists() and user.pk != t.director_id:
+        raise NotAPlayer("this tournament is by invitation only", "tournament")
+    if t.registrations.filter(user=user).exists():
+        raise Conflict("you are registered already", "tournament")
+    if t.registrations.count() >= t.max_players:
+        raise Conflict(f"the tournament is full ({t.max_players} players)", "tournament")
+    if t.status == Tournament.Status.REGISTRATION:
+        if now > t.registration_closes_at:
+            raise Conflict("registration is closed", "tournament")
+        return Registration.objects.create(tournament=t, user=user, rating=_rating(user))
+    if t.status != Tournament.Status.RUNNING:
+        raise Conflict(f"the tournament is {t.status}", "tournament")
+    joining = t.current_round + 1
+    if joining > t.late_entry_until_round:
+        raise Conflict(f"late entries were possible up to round {t.late_entry_until_round}", "tournament")
+    registration = Registration.objects.create(tournament=t, user=user, rating=_rating(user), joined_round=joining)
+    code = "H" if t.late_entry_byes == Tournament.ByePoints.HALF else "Z"
+    for rnd in t.round_set.filter(number__lt=joining):
+        Entry.objects.create(round=rnd, registration=registration, code=code)
+    return registration
+
+
+@transaction.atomic
+def tournament_withdraw(*, user: Any, tournament_id: int, by_director: Any = None) -> None:
+    """Before the start the registration goes; during the tournament the player gets no further
+    pairings and their results stand (a game under way is played out). ``by_director`` removes."""
+    t = _locked(tournament_id)
+    registration = t.registrations.filter(user=user).first()
+    if registration is None:
+        raise NotFound(f"{user} is not in this tournament", "player")
+    if by_director is not None and by_director.pk != t.director_id:
+        raise NotAPlayer("only the director can remove a player", "player")
+    if t.status == Tournament.Status.REGISTRATION:
+        registration.delete()
+        return
+    if t.status != Tournament.Status.RUNNING:
+        raise Conflict(f"the tournament is {t.status}", "tournament")
+    registration.withdrawn_after = t.current_round
+    registration.removed = by_director is not None
+    registration.save(update_fields=["withdrawn_after", "removed"])
+
+
+@transaction.atomic
+def tournament_set_bye(*, director: Any, tournament_id: int, user: Any, round_number: int) -> Registration:
+    """A requested bye for a round not yet paired (scored as configured: ½ or 0)."""
+    t = _locked(tournament_id)
+    if director.pk != t.director_id:
+        raise NotAPlayer("only the director can set a bye", "player")
+    registration = t.registrations.filter(user=user).first()
+    if registration is None:
+        raise NotFound(f"{user} is not in this tournament", "player")
+    if not t.current_round < round_number <= t.rounds:
+        raise ServiceError(f"a bye can be set for rounds {t.current_round + 1} to {t.rounds}", "round")
+    if round_number not in registration.byes:
+        registration.byes = sorted([*registration.byes, round_number])
+        registration.save(update_fields=["byes"])
+    return registration
+
+
+# --- the TRF of a tournament ----------------------------------------------------------------
+
+
+def ranking(t: Tournament) -> list[Registration]:
+    """The initial ranking: rating at entry, then name. Start numbers follow it."""
+    return sorted(t.registrations.select_related("user"), key=lambda r: (-r.rating, r.user.username.lower()))
+
+
+def to_trf(t: Tournament, upto: int | None = None) -> tuple[trf.Tournament, dict[int, Registration]]:
+    """The tournament as TRF (closed rounds, or the first ``upto``), and start number → registration."""
+    regs = [r for r in ranking(t) if r.entries.exists() or not r.removed]
+    numbers = {r.pk: i + 1 for i, r in enumerate(regs)}
+    closed = [rnd.number for rnd in t.round_set.order_by("number") if rnd.status == Round.Status.CLOSED]
+    rounds = closed if upto is None else [n for n in closed if n <= upto]
+    cells: dict[int, dict[int, trf.Cell]] = {r.pk: {} for r in regs}
+    for e in Entry.objects.filter(round__tournament=t, round__number__in=rounds).select_related("round"):
+        if e.registration_id not in cells:
+            continue
+        opponent = numbers.get(e.opponent_id) if e.opponent_id else None
+        cells[e.registration_id][e.round.number] = trf.Cell(opponent, e.color if opponent else "-", e.code or "Z")
+    players = []
+    for r in regs:
+        row = [cells[r.pk].get(n, trf.Cell(None, "-", "Z")) for n in rounds]
+        players.append(trf.Player(number=numbers[r.pk], name=r.user.username, rating=round(r.rating), cells=row))
+    out = trf.Tournament(name=t.name, rounds=t.rounds, players=players, first_color=t.first_color,
+                         start=t.started_at.date().isoformat() if t.started_at else "",
+                         arbiter=t.director.username, time_control=f"{t.days_per_move} days per move")
+    return out, {numbers[r.pk]: r for r in regs}
+
+
+def trf_ranked(t: Tournament) -> str:
+    """The TRF-16 export with the final (or current) rank of each player filled in."""
+    from .standings import standings
+
+    data, by_number = to_trf(t)
+    places = {row.registration.pk: row.rank for row in standings(t)}
+    for player in data.players:
+        player.rank = places.get(by_number[player.number].pk, 0)
+    return trf.dump(data)
+
+
+# --- running it -----------------------------------------------------------------------------
+
+
+def _new_round(t: Tournament, number: int, now: datetime) -> Round:
+    data, by_number = to_trf(t)
+    absent: dict[int, str] = {}
+    bye_code = "H" if t.requested_bye_points == Tournament.ByePoints.HALF else "Z"
+    for start_number, reg in by_number.items():
+        if not reg.plays_in(number):
+            absent[start_number] = "Z"
+        elif number in reg.byes:
+            absent[start_number] = bye_code
+    playing = [n for n in by_number if n not in absent]
+    course = course_data(new_course(t.lake_side)) if t.course_mode == Tournament.CourseMode.DUPLICATE else None
+    rnd = Round.objects.create(tournament=t, number=number, paired_at=now, deadline=now + timedelta(days=t.round_days),
+                               course=course)
+    for start_number, code in absent.items():
+        Entry.objects.create(round=rnd, registration=by_number[start_number], code=code)
+    if len(playing) == 1:  # a lone player gets the pairing bye
+        Entry.objects.create(round=rnd, registration=by_number[playing[0]], code="U")
+    elif playing:
+        result = pair(data, absent)
+        if result.bye is not None:
+            Entry.objects.create(round=rnd, registration=by_number[result.bye], code="U")
+        for board, (white, black) in enumerate(result.boards, 1):
+            red, yellow = by_number[white], by_number[black]
+            game = game_services.game_create(
+                yellow=yellow.user, red=red.user, lake_side=t.lake_side, days_per_move=t.days_per_move,
+                grace_days=t.grace_days, vacation_allowed=t.vacation_allowed, rated=t.rated, course_json=course,
+            )
+            Entry.objects.create(round=rnd, registration=red, board=board, opponent=yellow, color="w", game=game)
+            Entry.objects.create(round=rnd, registration=yellow, board=board, opponent=red, color="b", game=game)
+            for reg, other, color in ((red, yellow, "red"), (yellow, red, "yellow")):
+                transaction.on_commit(lambda r=reg, o=other, c=color, g=game: _tell_pairing(t, number, r, o, c, g))
+    t.current_round = number
+    t.save(update_fields=["current_round"])
+    return rnd
+
+
+def _tell_pairing(t: Tournament, number: int, reg: Registration, other: Registration, color: str, game: Game) -> None:
+    from games.notifications import notify
+
+    notify(reg.user, "pairing", f"tournament:{t.pk}:round:{number}", {
+        "game": game.pk, "round": number, "tournament_name": t.name, "opponent_name": other.user.username,
+        "color": color.capitalize(),
+    })
+
+
+def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool:
+    """At the start time: cancel if too few players, else rank, draw colours and pair round 1."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        t = _locked(tournament_id)
+        if t.status != Tournament.Status.REGISTRATION or t.starts_at > now:
+            return False
+        registrations = list(t.registrations.all())
+        if len(registrations) < t.min_players:
+            t.status = Tournament.Status.CANCELLED
+            t.save(update_fields=["status"])
+            return True
+        for r in registrations:  # the ranking uses the ratings at the start
+            r.rating = _rating(r.user)
+            r.save(update_fields=["rating"])
+        t.status = Tournament.Status.RUNNING
+        t.started_at = now
+        t.first_color = secrets.choice("wb")  # by lot (C.04.3)
+        t.save(update_fields=["status", "started_at", "first_color"])
+        try:
+            _new_round(t, 1, now)
+        except PairingError as exc:
+            log.error("tournament %s: %s", t.pk, exc)
+            raise
+        return True
+
+
+def _result_code(game: Game, registration: Registration) -> str:
+    seat = 0 if game.yellow_id == registration.user_id else 1
+    if not game.winner_color:
+        return "="
+    won = game.winner_color == COLORS[seat]
+    if game.termination == "timeout":
+        loser = 1 - COLORS.index(game.winner_color)
+        if game.seats.get(index=loser).moves == 0:  # the loser never moved: a forfeit
+            return "+" if won else "-"
+    return "1" if won else "0"
+
+
+def record_results(rnd: Round) -> int:
+    """Copy the results of the round's finished games into its entries; returns how many are open."""
+    open_games = 0
+    for entry in rnd.entries.select_related("game", "registration").filter(code=""):
+        game = entry.game
+        if game is None:
+            continue
+        game.refresh_from_db()
+        if not game.over:
+            open_games += 1
+            continue
+        entry.code = _result_code(game, entry.registration)
+        entry.save(update_fields=["code"])
+    return open_games
+
+
+def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> str:
+    """Move a running tournament along: close the current round when its games are over (or
+    adjudicate them at the deadline), then pair the next one (at once or at its scheduled time),
+    or finish after the last. Safe to run any number of times. Returns what it did."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        t = _locked(tournament_id)
+        if t.status != Tournament.Status.RUNNING:
+            return "nothing"
+        rnd = t.round_set.filter(number=t.current_round).first()
+        if rnd is None:
+            return "nothing"
+        if rnd.status == Round.Status.PAIRED:
+            if record_results(rnd):
+                if now < rnd.deadline:
+                    return "waiting"
+                for entry in rnd.entries.filter(code="", game__isnull=False).select_related("game"):
+                    game_services.game_adjudicate(game_id=entry.game_id, now=now)
+                record_results(rnd)
+            rnd.status = Round.Status.CLOSED
+            rnd.closed_at = now
+            rnd.save(update_fields=["status", "closed_at"])
+            if rnd.number >= t.rounds:
+                t.status = Tournament.Status.FINISHED
+                t.finished_at = now
+                t.save(update_fields=["status", "finished_at"])
+                transaction.on_commit(lambda: _tell_winners(t.pk))
+                return "finished"
+        scheduled = t.starts_at + timedelta(days=t.round_days) * rnd.number
+        if not t.pair_at_once and now < scheduled:
+            return "closed"
+        _new_round(t, rnd.number + 1, now)
+        return "paired"
+
+
+def _tell_winners(tournament_id: int) -> None:
+    from games.notifications import notify
+
+    from .standings import standings
+
+    t = Tournament.objects.get(pk=tournament_id)
+    table = standings(t)
+    podium = ", ".join(f"{row.rank}. {row.registration.user.username} ({row.score:g})" for row in table[:3])
+    for row in table:
+        notify(row.registration.user, "tournament_over", f"tournament:{t.pk}:over",
+               {"tournament": t.pk, "tournament_name": t.name, "rank": row.rank, "score": row.score, "podium": podium,
+                "players": len(table)})
+
+
+def tournament_tick(*, now: datetime | None = None) -> dict[str, int]:
+    """The beat task's work: start tournaments that are due, move running ones along."""
+    now = now or timezone.now()
+    done = {"started": 0, "advanced": 0}
+    for tid in Tournament.objects.filter(status=Tournament.Status.REGISTRATION, starts_at__lte=now).values_list(
+        "pk", flat=True
+    ):
+        done["started"] += tournament_start(tournament_id=tid, now=now)
+    for tid in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True):
+        done["advanced"] += tournament_advance(tournament_id=tid, now=now) in ("paired", "finished", "closed")
+    return done
