@@ -7,7 +7,6 @@ from typing import Any
 from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 
 from games.engine import DIRECTION_NAMES, Change, GameState, Phase
-from games.engine.dice import sum_distribution
 from games.engine.notation import format_choice
 
 from . import clock
@@ -80,10 +79,6 @@ def dice_options(state: GameState) -> dict[str, Any]:
             for c in state.distinct_dice_choices()
         ],
     }
-
-
-def totals_table(dice: int) -> dict[int, float]:
-    return {t: float(p) for t, p in sum_distribution(dice).items()}
 
 
 def game_detail(game: Game, user: Any = None) -> dict[str, Any]:
