@@ -178,7 +178,7 @@ class ExpectimaxPlayer:
         vmemo: dict[tuple[object, ...], float] = {}
         dice = tuple(sorted(state.pending.dice))
         best_direction, best = state.allowed_directions()[0], float("-inf")
-        for boat, option in state.pending.previews:
+        for boat, option in state.direction_previews():
             if not option.allowed or (option.total == 0 and option.direction == state.boat.heading):
                 continue
             if self.depth <= 1:
@@ -192,8 +192,7 @@ class ExpectimaxPlayer:
 
 
 def _with_dice(boat: Boat, dice: tuple[int, ...]) -> Boat:
-    return Boat(boat.color, boat.cell, boat.heading, dice, boat.damage, boat.next_buoy, boat.count, boat.entries,
-                boat.finished, boat.sunk, boat.moves)
+    return boat.with_dice(dice)
 
 
 LEVELS = ("easy", "normal", "strong")

@@ -77,9 +77,13 @@ class DiceChoice:
             if index == self.remove:
                 raise IllegalMove("R6", "the removed die cannot be re-rolled", "reroll")
 
-    def apply(self, held: Sequence[int], source: DiceSource) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The dice after the roll and the values rolled (re-rolled dice in order, then the added one)."""
-        self.check(held)
+    def apply(
+        self, held: Sequence[int], source: DiceSource, checked: bool = False
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The dice after the roll and the values rolled (re-rolled dice in order, then the added one).
+        ``checked`` skips :meth:`check` when the caller has just done it."""
+        if not checked:
+            self.check(held)
         rolled = tuple(source.roll(self.rolls))
         if len(rolled) != self.rolls or any(v not in FACES for v in rolled):
             raise IllegalMove("R6", f"the dice source gave {rolled!r}, not {self.rolls} values from 1 to 3")

@@ -88,6 +88,11 @@ class Boat:
     def speed(self) -> int:
         return sum(self.dice)
 
+    def with_dice(self, dice: tuple[int, ...]) -> Boat:
+        """The same boat holding other dice (cheaper than ``dataclasses.replace``)."""
+        return Boat(self.color, self.cell, self.heading, dice, self.damage, self.next_buoy, self.count, self.entries,
+                    self.finished, self.sunk, self.moves)
+
 
 @dataclass(frozen=True, slots=True)
 class Option:
@@ -116,15 +121,23 @@ class Option:
 class Pending:
     """A dice choice that has been rolled; the direction is still to be chosen.
 
-    ``previews`` holds, for the three directions, the boat after the move and the
-    option shown to the player; it is derived from the rest and computed once.
+    ``reaches`` are the three candidate directions with their reach (all R7 needs); the full
+    previews (boat after the move and the option shown) are computed on first request and kept
+    in ``cache``.
     """
 
     choice: DiceChoice
     dice_before: tuple[int, ...]
     rolled: tuple[int, ...]
     dice: tuple[int, ...]
-    previews: tuple[tuple[Boat, Option], ...] = field(default=(), compare=False, repr=False)
+    reaches: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)  # (direction, reach)
+    cache: list[tuple[tuple[Boat, Option], ...]] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def allowed(self) -> list[int]:
+        """R7: the directions that reach the full total, or else those with the greatest reach."""
+        best = max(r for _, r in self.reaches)
+        return [d for d, r in self.reaches if r == best]
 
     @property
     def total(self) -> int:
@@ -176,7 +189,8 @@ class Step(NamedTuple):
 
 
 def simulate(
-    course: Course, boats: Sequence[Boat], seat: int, direction: int, total: int, allowed: bool = True
+    course: Course, boats: Sequence[Boat], seat: int, direction: int, total: int, allowed: bool = True,
+    others: frozenset[Hex] | None = None,
 ) -> tuple[Boat, Option]:
     """The boat after moving ``total`` along ``direction`` (R8–R12), and the preview.
 
@@ -189,7 +203,8 @@ def simulate(
     reach = total if total <= len(run) else len(run)
     end = reach
     if end:
-        others = {b.cell for i, b in enumerate(boats) if i != seat and not b.sunk}
+        if others is None:
+            others = _other_cells(boats, seat)
         while end and run[end - 1] in others:  # R8: end behind the boat in the way
             end -= 1
     path = run[:end]
@@ -232,19 +247,30 @@ def simulate(
     return new_boat, option
 
 
+def _other_cells(boats: Sequence[Boat], seat: int) -> frozenset[Hex]:
+    """Cells of the other boats afloat (they can be passed but not ended on, R8)."""
+    return frozenset(b.cell for i, b in enumerate(boats) if i != seat and not b.sunk and b.cell is not None)
+
+
 def previews(course: Course, boats: Sequence[Boat], seat: int, total: int) -> tuple[tuple[Boat, Option], ...]:
     """Straight on, 60° left and 60° right, each simulated, with ``allowed`` set by R7:
     the directions that reach the full total, or else those with the greatest reach."""
-    boat = boats[seat]
+    pairs = reaches(course, boats[seat], total)
+    best = max(r for _, r in pairs)
+    others = _other_cells(boats, seat)
+    return tuple(simulate(course, boats, seat, d, total, r == best, others) for d, r in pairs)
+
+
+def reaches(course: Course, boat: Boat, total: int) -> tuple[tuple[int, int], ...]:
+    """Straight on, 60° left, 60° right, each with its reach (R7; boats do not count, R8)."""
     assert boat.cell is not None
     heading = boat.heading
-    directions = (heading, left(heading), right(heading))
     rays = course.rays[boat.cell]
-    reaches = [total if total <= len(rays[d]) else len(rays[d]) for d in directions]
-    best = max(reaches)
-    return tuple(
-        simulate(course, boats, seat, d, total, reach == best) for d, reach in zip(directions, reaches, strict=True)
-    )
+    out = []
+    for d in (heading, left(heading), right(heading)):
+        run = len(rays[d])
+        out.append((d, total if total <= run else run))
+    return tuple(out)
 
 
 def _blocker(course: Course, start: Hex, direction: int, reach: int) -> str | None:
@@ -306,16 +332,26 @@ class GameState:
 
     def options(self) -> tuple[Option, ...]:
         """The three directions after the roll, each with its outcome, ``allowed`` per R7."""
+        return tuple(option for _, option in self.direction_previews())
+
+    def direction_previews(self) -> tuple[tuple[Boat, Option], ...]:
+        """For the three directions after the roll: the boat after the move and the option."""
         self._expect(Phase.DIRECTION)
-        assert self.pending is not None
-        return tuple(option for _, option in self.pending.previews)
+        pending = self.pending
+        assert pending is not None
+        if not pending.cache:
+            pending.cache.append(previews(self.course, self.boats, self.to_move, pending.total))
+        return pending.cache[0]
 
     def options_for_total(self, total: int) -> tuple[Option, ...]:
         """What each direction would do with a given total (for planning a dice choice)."""
         return tuple(option for _, option in previews(self.course, self.boats, self.to_move, total))
 
     def allowed_directions(self) -> list[int]:
-        return [o.direction for o in self.options() if o.allowed]
+        """R7: the directions the player may choose after the roll (cheap: reaches only)."""
+        self._expect(Phase.DIRECTION)
+        assert self.pending is not None
+        return self.pending.allowed
 
     # --- acting ----------------------------------------------------------------------
 
@@ -344,17 +380,16 @@ class GameState:
             raise IllegalMove("R6", "a dice choice is needed", "choice")
         boat = self.boat
         choice.check(boat.dice, first_move=boat.moves == 0)
-        dice, rolled = choice.apply(boat.dice, source)
+        dice, rolled = choice.apply(boat.dice, source, checked=True)
         boats = list(self.boats)
-        boats[self.to_move] = replace(boat, dice=dice)
-        moves = previews(self.course, boats, self.to_move, sum(dice))
-        pending = Pending(choice, boat.dice, rolled, dice, moves)
+        rolled_boat = boats[self.to_move] = boat.with_dice(dice)
+        pending = Pending(choice, boat.dice, rolled, dice, reaches(self.course, rolled_boat, sum(dice)))
         rolled_state = GameState(
             self.course, tuple(boats), Phase.DIRECTION, self.to_move, pending, None, self.ply + 1
         )
-        allowed = [preview for preview in moves if preview[1].allowed]
+        allowed = pending.allowed
         if len(allowed) == 1:
-            return rolled_state._move(allowed[0], auto=True)
+            return rolled_state._move(rolled_state._preview(allowed[0]), auto=True)
         return Step(rolled_state, None)
 
     def choose_direction(self, direction: int) -> Step:
@@ -372,9 +407,10 @@ class GameState:
                 "direction",
             )
         assert self.pending is not None
+        if direction in self.pending.allowed:
+            return self._move(self._preview(direction), auto=False)
         options = self.options()
-        index = candidates.index(direction)
-        chosen = options[index]
+        chosen = options[candidates.index(direction)]
         if not chosen.allowed:
             allowed = [o for o in options if o.allowed]
             total = chosen.total
@@ -384,7 +420,7 @@ class GameState:
             else:
                 why = f"no direction reaches {total}; {chosen.name} reaches {chosen.reach}, {names} reach{'es' if len(allowed) == 1 else ''} {allowed[0].reach}: you must take the longest way"
             raise IllegalMove("R7", f"direction {chosen.name} is not allowed: {why}. Allowed: {names}", "direction")
-        return self._move(self.pending.previews[index], auto=False)
+        raise AssertionError("an allowed direction was not taken above")
 
     @classmethod
     def resume(
@@ -403,7 +439,7 @@ class GameState:
         stored = None
         if pending is not None:
             choice, before, rolled, dice = pending
-            stored = Pending(choice, before, rolled, dice, previews(course, boats, to_move, sum(dice)))
+            stored = Pending(choice, before, rolled, dice, reaches(course, boats[to_move], sum(dice)))
         return cls(course, boats, phase, to_move, stored, outcome, ply)
 
     def adjudicate(self) -> GameState:
@@ -453,6 +489,14 @@ class GameState:
         reason = f"{self.boats[seat].color.capitalize()} {verb}"
         outcome = Outcome(winner, termination, reason)
         return replace(self, phase=Phase.OVER, pending=None, outcome=outcome, ply=self.ply + 1)
+
+    def _preview(self, direction: int) -> tuple[Boat, Option]:
+        """The move in one allowed direction (from the previews if they were computed)."""
+        pending = self.pending
+        assert pending is not None
+        if pending.cache:
+            return next(p for p in pending.cache[0] if p[1].direction == direction)
+        return simulate(self.course, self.boats, self.to_move, direction, pending.total, True)
 
     def _move(self, preview: tuple[Boat, Option], auto: bool) -> Step:
         pending = self.pending
@@ -530,5 +574,6 @@ __all__ = [
     "Step",
     "Termination",
     "previews",
+    "reaches",
     "simulate",
 ]
