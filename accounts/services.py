@@ -17,3 +17,25 @@ def user_ensure_demo() -> User:
     user.set_password(DEMO_PASSWORD)
     user.save(update_fields=["password"])
     return user
+
+
+HOUSE_BOTS = {
+    "bot-easy": ("easy", "Greedy: looks one roll ahead."),
+    "bot-normal": ("normal", "Weighs every dice choice by the exact chances of every total."),
+    "bot-strong": ("strong", "Looks a turn further ahead and plans its speed round the course."),
+}
+
+
+@transaction.atomic
+def user_ensure_house_bots() -> list[User]:
+    """The house bots (one per level), created if missing; nobody can log in as one."""
+    bots = []
+    for username, (level, about) in HOUSE_BOTS.items():
+        user, created = User.objects.get_or_create(
+            username=username, defaults={"is_bot": True, "bot_level": level, "first_name": about}
+        )
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        bots.append(user)
+    return bots

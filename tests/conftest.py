@@ -52,3 +52,14 @@ def output_dir() -> Path:
     OUTPUT.mkdir(exist_ok=True)
     return OUTPUT
 
+
+
+@pytest.fixture
+def eager():
+    """Celery runs tasks in the calling thread (as on_commit callbacks, when those are executed)."""
+    from powerboats_site.celery import app
+
+    old = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = old

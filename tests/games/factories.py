@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import random
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 
 from games import services
 from games.engine import Phase, new_course
@@ -77,3 +80,26 @@ def snapshot(game: Game) -> tuple[Any, ...]:
     seats = list(Seat.objects.filter(game=game).order_by("index").values())
     moves = list(Move.objects.filter(game=game).order_by("ply").values_list("pk", "ply", "notation"))
     return (row, seats, moves)
+
+
+def race(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Run the calls in threads released together; their results, or the exceptions they raised.
+    Each thread closes its own database connection (for PostgreSQL concurrency tests)."""
+    barrier = threading.Barrier(len(calls))
+    out: list[Any] = [None] * len(calls)
+
+    def run(i: int, call: Callable[[], Any]) -> None:
+        try:
+            barrier.wait()
+            out[i] = call()
+        except Exception as exc:
+            out[i] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out

@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts.services import user_ensure_house_bots
 from games import services
 from games.bots import bot_act, house_bots
 from games.models import Game
@@ -20,18 +21,8 @@ pytestmark = pytest.mark.django_db
 User = get_user_model()
 
 
-@pytest.fixture
-def eager():
-    from powerboats_site.celery import app
-
-    old = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = old
-
-
 def test_every_site_has_the_house_bots():
-    bots = {u.username: u.bot_level for u in house_bots()}
+    bots = {u.username: u.bot_level for u in house_bots()}  # made by migration accounts 0004
     assert bots == {"bot-easy": "easy", "bot-normal": "normal", "bot-strong": "strong"}
     assert not any(u.has_usable_password() for u in house_bots())
 
@@ -137,6 +128,7 @@ def test_a_real_worker_makes_the_bots_move_within_seconds():
     from powerboats_site.celery import app
 
     ann = make_user("ann")
+    user_ensure_house_bots()  # an earlier transactional test may have flushed the migration's rows
     bot = User.objects.get(username="bot-strong")
     app.control.purge()
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=20):
@@ -151,3 +143,10 @@ def test_a_real_worker_makes_the_bots_move_within_seconds():
         seconds = (datetime.now(UTC) - started).total_seconds()
     assert game.to_move == 0 and game.moves.filter(user=bot).count() == 2, "the bot placed and moved"
     assert seconds < 10
+
+
+def test_ensuring_the_house_bots_restores_them_and_is_idempotent():
+    User.objects.filter(bot_level__in=["easy", "normal", "strong"]).delete()
+    assert len(user_ensure_house_bots()) == 3
+    assert len(user_ensure_house_bots()) == 3
+    assert {u.username for u in house_bots()} == {"bot-easy", "bot-normal", "bot-strong"}

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
-from django.db import connection
 
 from games import services
 from games.clock import charged, moment_when_used
@@ -15,7 +13,7 @@ from games.engine import Change, DiceChoice
 from games.errors import Conflict, GameIsOver, ServiceError
 from games.models import Game
 
-from .factories import greedy_action, make_game, make_user
+from .factories import greedy_action, make_game, make_user, race
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -168,27 +166,6 @@ def test_the_game_page_shows_the_countdown():
 
 
 # --- races (PostgreSQL) -------------------------------------------------------------------
-
-
-def race(calls):
-    barrier = threading.Barrier(len(calls))
-    out: list[object] = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait()
-            out[i] = call()
-        except Exception as exc:
-            out[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return out
 
 
 @pytest.mark.postgres

@@ -4,34 +4,22 @@ from __future__ import annotations
 
 import re
 import smtplib
-import threading
 from datetime import UTC, datetime, timedelta
 from unittest import mock
 
 import pytest
 import time_machine
-from django.db import connection
 from django.test import Client
 
 from games import services
 from games.models import EmailLog
 from games.tasks import send_digests, send_email, sweep_clocks
 
-from .factories import make_game, make_user, placed_game
+from .factories import make_game, make_user, placed_game, race
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
-
-
-@pytest.fixture
-def eager():
-    from powerboats_site.celery import app
-
-    old = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = old
 
 
 def subjects(outbox, user=None):
@@ -148,27 +136,6 @@ def test_a_broker_that_is_down_does_not_lose_the_email(eager, mailoutbox, django
     with time_machine.travel(datetime.now(UTC) + timedelta(minutes=20), tick=False):
         assert sweep_clocks()["requeued"] == 2
     assert len([m for m in mailoutbox if "is over" in m.subject]) == 2
-
-
-def race(calls):
-    barrier = threading.Barrier(len(calls))
-    out: list[object] = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait()
-            out[i] = call()
-        except Exception as exc:
-            out[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return out
 
 
 @pytest.mark.postgres

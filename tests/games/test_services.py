@@ -4,11 +4,9 @@ and real concurrency on PostgreSQL."""
 from __future__ import annotations
 
 import hashlib
-import threading
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 
 from games import services
 from games.engine import Change, DiceChoice, SeededDice
@@ -16,7 +14,7 @@ from games.errors import Conflict, GameIsOver, IllegalMoveError, NotAPlayer, Not
 from games.models import AppendOnly, Challenge, Game, IdempotentRequest, Move
 from games.signals import game_finished
 
-from .factories import greedy_action, make_game, make_user, placed_game, play_until, snapshot
+from .factories import greedy_action, make_game, make_user, placed_game, play_until, race, snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -218,35 +216,13 @@ def test_a_finished_games_dice_check_out_and_a_changed_roll_is_found(capsys):
 # --- concurrency (PostgreSQL) ----------------------------------------------------------------
 
 
-def _race(calls):
-    """Run the calls in threads started together; return their results or exceptions."""
-    barrier = threading.Barrier(len(calls))
-    results: list[object] = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait()
-            results[i] = call()
-        except Exception as exc:
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_submissions_give_one_move_and_one_refusal():
     for _ in range(5):
         game = placed_game(yellow=make_user(f"y{Game.objects.count()}"), red=make_user(f"r{Game.objects.count()}"))
         roll = lambda game=game: services.game_roll(user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))  # noqa: E731
-        results = _race([roll, roll])
+        results = race([roll, roll])
         ok = [r for r in results if isinstance(r, dict)]
         refused = [r for r in results if isinstance(r, StalePly)]
         assert len(ok) == 1 and len(refused) == 1, results
@@ -261,7 +237,7 @@ def test_concurrent_retries_with_one_key_give_the_same_answer():
     game = placed_game()
     roll = lambda: services.game_roll(  # noqa: E731
         user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD), idempotency_key="same")
-    first, second = _race([roll, roll])
+    first, second = race([roll, roll])
     assert isinstance(first, dict) and first == second
     assert IdempotentRequest.objects.filter(key="same").count() == 1
 
@@ -280,7 +256,7 @@ def test_concurrent_directions_store_one_move():
     allowed = state_of(game).allowed_directions()
     go = [lambda d=d: services.game_choose_direction(user=game.player(game.to_move), game_id=game.pk, ply=game.ply,
                                                        direction=d) for d in (allowed * 2)[:2]]
-    results = _race(go)
+    results = race(go)
     assert sum(isinstance(r, dict) for r in results) == 1
     assert sum(isinstance(r, StalePly) for r in results) == 1
     call_command("verify_games", game.pk)

@@ -25,16 +25,6 @@ pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def eager():
-    from powerboats_site.celery import app
-
-    old = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = old
-
-
 def tournament(players: int = 5, **fields) -> tuple[Tournament, list]:
     director = make_user("director")
     options = dict(name="Autumn Swiss", rounds=3, registration_closes_at=T0 - timedelta(hours=1), starts_at=T0,

@@ -6,12 +6,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from accounts.services import user_ensure_demo
+from accounts.services import user_ensure_demo, user_ensure_house_bots
 
 
 class Command(BaseCommand):
-    help = "Create or reset the demo account (username and password 'demo')."
+    help = "Create or reset the demo account (username and password 'demo'), and make sure the house bots exist."
 
     def handle(self, *args: Any, **options: Any) -> None:
         user = user_ensure_demo()
-        self.stdout.write(f"demo account: username {user.username!r}, password 'demo'")
+        bots = user_ensure_house_bots()
+        self.stdout.write(f"demo account: username {user.username!r}, password 'demo'; "
+                          f"house bots: {', '.join(b.username for b in bots)}")
