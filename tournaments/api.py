@@ -86,17 +86,14 @@ from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnl
 from games.errors import ServiceError  # noqa: E402
 
 from . import services  # noqa: E402
-from .models import Tournament  # noqa: E402
+from .models import TOURNAMENT_SETTINGS, Tournament  # noqa: E402
 from .standings import standings  # noqa: E402
 
 
 class TournamentIn(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = Tournament
-        fields = ["name", "description", "rounds", "days_per_move", "grace_days", "vacation_allowed",
-                  "registration_closes_at", "starts_at", "round_days", "pair_at_once", "rated", "lake_side",
-                  "course_mode", "min_players", "max_players", "entry", "late_entry_until_round", "late_entry_byes",
-                  "requested_bye_points"]
+        fields = TOURNAMENT_SETTINGS
 
 
 def tournament_summary(t: Tournament) -> dict[str, Any]:

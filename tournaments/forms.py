@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from games.models import DAYS_PER_MOVE, GRACE_DAYS
 
-from .models import Tournament
+from .models import TOURNAMENT_SETTINGS, Tournament
 
 
 class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
@@ -15,10 +15,7 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
 
     class Meta:
         model = Tournament
-        fields = ["name", "description", "rounds", "days_per_move", "grace_days", "vacation_allowed",
-                  "registration_closes_at", "starts_at", "round_days", "pair_at_once", "rated", "lake_side",
-                  "course_mode", "min_players", "max_players", "entry", "late_entry_until_round", "late_entry_byes",
-                  "requested_bye_points"]
+        fields = TOURNAMENT_SETTINGS
         widgets = {
             "registration_closes_at": forms.DateTimeInput(attrs={"type": "datetime-local"}),
             "starts_at": forms.DateTimeInput(attrs={"type": "datetime-local"}),

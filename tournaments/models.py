@@ -135,6 +135,14 @@ class Tournament(models.Model):
         return self.name
 
 
+# what a director chooses when creating a tournament (the form and the API take these)
+TOURNAMENT_SETTINGS = [
+    "name", "description", "rounds", "days_per_move", "grace_days", "vacation_allowed", "registration_closes_at",
+    "starts_at", "round_days", "pair_at_once", "rated", "lake_side", "course_mode", "min_players", "max_players",
+    "entry", "late_entry_until_round", "late_entry_byes", "requested_bye_points",
+]
+
+
 class Registration(models.Model):
     """A player in a tournament. ``seed`` is the place in the initial ranking (rating, then name)."""
 

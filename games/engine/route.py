@@ -13,6 +13,7 @@ play. Boats are ignored, so this is an estimate for planning, not a rule.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 
 from .course import FINISHED_ROUNDING, MIN_COUNT, Course
 from .hexgrid import Hex, left, neighbor, right
@@ -21,27 +22,32 @@ UNREACHABLE = 10_000
 Node = tuple[int, int, Hex, int, int]
 
 
-class RouteMap:
-    def __init__(self, course: Course) -> None:
-        self.course = course
-        reverse: dict[Node, list[Node]] = {}
-        dist: dict[Node, int] = {}
-        queue: deque[Node] = deque()
+class _StageMap:
+    """Shared by the maps: the nodes of a course and looking up a distance."""
+
+    course: Course
+    dist: dict[Node, int]
+
+    @staticmethod
+    def nodes(course: Course) -> Iterator[Node]:
+        """Every (next buoy, count, cell, heading, entry side) a boat can be in."""
         for stage in range(1, FINISHED_ROUNDING + 1):
             gate_cells = course.gate_sets[stage - 1] if stage <= 3 else frozenset()
-            counts = range(MIN_COUNT, 1) if stage <= 3 else (0,)
-            for count in counts:
+            for count in range(MIN_COUNT, 1) if stage <= 3 else (0,):
                 for cell in course.free:
                     for heading in range(6):
                         for entry in (0, -1, 1) if cell in gate_cells else (0,):
-                            node = (stage, count, cell, heading, entry)
-                            for succ in self._successors(node):
-                                if succ is None:
-                                    if node not in dist:
-                                        dist[node] = 1
-                                        queue.append(node)
-                                else:
-                                    reverse.setdefault(succ, []).append(node)
+                            yield (stage, count, cell, heading, entry)
+
+    @staticmethod
+    def search(reverse: dict[Node, list[Node]], goals: list[Node]) -> dict[Node, int]:
+        """Breadth-first, backwards from the nodes one move from the finish."""
+        dist: dict[Node, int] = {}
+        queue: deque[Node] = deque()
+        for node in goals:
+            if node not in dist:
+                dist[node] = 1
+                queue.append(node)
         while queue:
             node = queue.popleft()
             d = dist[node] + 1
@@ -49,7 +55,32 @@ class RouteMap:
                 if pred not in dist:
                     dist[pred] = d
                     queue.append(pred)
-        self.dist = dist
+        return dist
+
+    def distance(self, next_buoy: int, cell: Hex, heading: int, entry: int = 0, count: int = 0) -> int:
+        """Distance to the finish from ``cell`` heading ``heading`` with ``next_buoy`` to round,
+        its gate's crossing ``count`` and the side it was entered from (if on it)."""
+        if next_buoy > FINISHED_ROUNDING:
+            return 0
+        if next_buoy > 3 or cell not in self.course.gate_sets[next_buoy - 1]:
+            entry = 0
+        if next_buoy > 3:
+            count = 0
+        return self.dist.get((next_buoy, count, cell, heading, entry), UNREACHABLE)
+
+
+class RouteMap(_StageMap):
+    def __init__(self, course: Course) -> None:
+        self.course = course
+        reverse: dict[Node, list[Node]] = {}
+        goals: list[Node] = []
+        for node in self.nodes(course):
+            for succ in self._successors(node):
+                if succ is None:
+                    goals.append(node)
+                else:
+                    reverse.setdefault(succ, []).append(node)
+        self.dist = self.search(reverse, goals)
 
     def _successors(self, node: Node) -> list[Node | None]:
         """Nodes one move away; None stands for the finish."""
@@ -85,19 +116,8 @@ class RouteMap:
                 out.append((stage, count, nxt, d, 0))
         return out
 
-    def distance(self, next_buoy: int, cell: Hex, heading: int, entry: int = 0, count: int = 0) -> int:
-        """Moves to finish from ``cell`` heading ``heading`` with ``next_buoy`` to round,
-        its gate's crossing ``count`` and the side it was entered from (if on it)."""
-        if next_buoy > FINISHED_ROUNDING:
-            return 0
-        if next_buoy > 3 or cell not in self.course.gate_sets[next_buoy - 1]:
-            entry = 0
-        if next_buoy > 3:
-            count = 0
-        return self.dist.get((next_buoy, count, cell, heading, entry), UNREACHABLE)
 
-
-class MoveMap:
+class MoveMap(_StageMap):
     """Moves still needed to finish, where one move turns at most 60° and then goes 0 to
     ``reach`` free cells in a straight line (R7 with a total equal to the cells moved).
 
@@ -108,59 +128,29 @@ class MoveMap:
     def __init__(self, course: Course, reach: int = 8) -> None:
         self.course = course
         self.reach = reach
-        free = course.free
         rays = course.rays
-        gate_sets = course.gate_sets
         line = course.line_set
         step = course.step
         reverse: dict[Node, list[Node]] = {}
-        dist: dict[Node, int] = {}
-        queue: deque[Node] = deque()
-        for stage in range(1, FINISHED_ROUNDING + 1):
-            gates = gate_sets[stage - 1] if stage <= 3 else frozenset()
-            counts = range(MIN_COUNT, 1) if stage <= 3 else (0,)
-            for count in counts:
-                for cell in free:
-                    cell_rays = rays[cell]
-                    for heading in range(6):
-                        for entry in (0, -1, 1) if cell in gates else (0,):
-                            node = (stage, count, cell, heading, entry)
-                            for turn in (left(heading), right(heading)):
-                                reverse.setdefault((stage, count, cell, turn, entry), []).append(node)
-                            entries = [0, 0, 0]
-                            if stage <= 3:
-                                entries[stage - 1] = entry
-                            for d in (heading, left(heading), right(heading)):
-                                nb, ct, es = stage, count, (entries[0], entries[1], entries[2])
-                                prev = cell
-                                done = False
-                                for nxt in cell_rays[d][: self.reach]:
-                                    nb, ct, es, _ = step(prev, nxt, nb, ct, es)
-                                    prev = nxt
-                                    if nb == FINISHED_ROUNDING and nxt in line:
-                                        done = True  # this move (and any longer one) finishes
-                                        break
-                                    if ct < MIN_COUNT:
-                                        break
-                                    e = es[nb - 1] if nb <= 3 else 0
-                                    reverse.setdefault((nb, ct, nxt, d, e), []).append(node)
-                                if done and node not in dist:
-                                    dist[node] = 1
-                                    queue.append(node)
-        while queue:
-            node = queue.popleft()
-            d = dist[node] + 1
-            for pred in reverse.get(node, ()):
-                if pred not in dist:
-                    dist[pred] = d
-                    queue.append(pred)
-        self.dist = dist
-
-    def distance(self, next_buoy: int, cell: Hex, heading: int, entry: int = 0, count: int = 0) -> int:
-        if next_buoy > FINISHED_ROUNDING:
-            return 0
-        if next_buoy > 3 or cell not in self.course.gate_sets[next_buoy - 1]:
-            entry = 0
-        if next_buoy > 3:
-            count = 0
-        return self.dist.get((next_buoy, count, cell, heading, entry), UNREACHABLE)
+        goals: list[Node] = []
+        for node in self.nodes(course):
+            stage, count, cell, heading, entry = node
+            for turn in (left(heading), right(heading)):
+                reverse.setdefault((stage, count, cell, turn, entry), []).append(node)
+            entries = [0, 0, 0]
+            if stage <= 3:
+                entries[stage - 1] = entry
+            for d in (heading, left(heading), right(heading)):
+                nb, ct, es = stage, count, (entries[0], entries[1], entries[2])
+                prev = cell
+                for nxt in rays[cell][d][: self.reach]:
+                    nb, ct, es, _ = step(prev, nxt, nb, ct, es)
+                    prev = nxt
+                    if nb == FINISHED_ROUNDING and nxt in line:
+                        goals.append(node)  # this move (and any longer one) finishes
+                        break
+                    if ct < MIN_COUNT:
+                        break
+                    e = es[nb - 1] if nb <= 3 else 0
+                    reverse.setdefault((nb, ct, nxt, d, e), []).append(node)
+        self.dist = self.search(reverse, goals)
