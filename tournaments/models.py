@@ -134,6 +134,10 @@ class Tournament(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def ranking(self) -> list[Registration]:
+        """The initial ranking: rating at entry, then name. TRF start numbers follow it."""
+        return sorted(self.registrations.select_related("user"), key=lambda r: (-r.rating, r.user.username.lower()))
+
 
 # what a director chooses when creating a tournament (the form and the API take these)
 TOURNAMENT_SETTINGS = [

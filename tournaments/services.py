@@ -19,9 +19,10 @@ from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.models import COLORS, DAYS_PER_MOVE, GRACE_DAYS, Game
 from games.state import course_data
 
-from . import trf
-from .models import Entry, Rating, Registration, Round, Tournament
+from . import glicko2, trf
+from .models import Entry, Registration, Round, Tournament
 from .pairing import PairingError, pair
+from .selectors import rating_of
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -67,8 +68,8 @@ def _locked(tournament_id: int) -> Tournament:
 
 
 def _rating(user: Any) -> float:
-    rating = Rating.objects.filter(user=user).first()
-    return rating.rating if rating else 1500.0
+    rating = rating_of(user)
+    return rating.rating if rating else glicko2.DEFAULT_RATING
 
 
 @transaction.atomic
@@ -138,14 +139,9 @@ def tournament_set_bye(*, director: Any, tournament_id: int, user: Any, round_nu
 # --- the TRF of a tournament ----------------------------------------------------------------
 
 
-def ranking(t: Tournament) -> list[Registration]:
-    """The initial ranking: rating at entry, then name. Start numbers follow it."""
-    return sorted(t.registrations.select_related("user"), key=lambda r: (-r.rating, r.user.username.lower()))
-
-
 def to_trf(t: Tournament, upto: int | None = None) -> tuple[trf.Tournament, dict[int, Registration]]:
     """The tournament as TRF (closed rounds, or the first ``upto``), and start number → registration."""
-    regs = [r for r in ranking(t) if r.entries.exists() or not r.removed]
+    regs = [r for r in t.ranking() if r.entries.exists() or not r.removed]
     numbers = {r.pk: i + 1 for i, r in enumerate(regs)}
     closed = [rnd.number for rnd in t.round_set.order_by("number") if rnd.status == Round.Status.CLOSED]
     rounds = closed if upto is None else [n for n in closed if n <= upto]

@@ -59,8 +59,7 @@ class Row:
 
 
 def standings(t: Tournament) -> list[Row]:
-    regs = sorted(t.registrations.select_related("user"), key=lambda r: (-r.rating, r.user.username.lower()))
-    rows = {r.pk: Row(r, start_number=i + 1) for i, r in enumerate(regs)}
+    rows = {r.pk: Row(r, start_number=i + 1) for i, r in enumerate(t.ranking())}
     completed = t.round_set.filter(status=Round.Status.CLOSED).count()
     entries = (
         Entry.objects.filter(round__tournament=t)

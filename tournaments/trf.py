@@ -74,6 +74,12 @@ class Player:
         return head + "".join(f"  {c.text()}" for c in cells)
 
 
+# header lines kept, by record code: tournament name, city, federation, start and end dates,
+# chief arbiter, time control
+HEADER = {"012": "name", "022": "city", "032": "federation", "042": "start", "052": "end", "102": "arbiter",
+          "122": "time_control"}
+
+
 @dataclass
 class Tournament:
     name: str = ""
@@ -143,20 +149,8 @@ def parse(text: str) -> Tournament:
         rest = line[4:].strip() if len(line) > 4 else ""
         if code == "001":
             t.players.append(parse_player(line))
-        elif code == "012":
-            t.name = rest
-        elif code == "022":
-            t.city = rest
-        elif code == "032":
-            t.federation = rest
-        elif code == "042":
-            t.start = rest
-        elif code == "052":
-            t.end = rest
-        elif code == "102":
-            t.arbiter = rest
-        elif code == "122":
-            t.time_control = rest
+        elif code in HEADER:
+            setattr(t, HEADER[code], rest)
         elif code == "XXR":
             t.rounds = int(rest.split()[0])
         elif code == "XXC":
@@ -173,9 +167,9 @@ def parse(text: str) -> Tournament:
 def dump(t: Tournament, rounds: int | None = None) -> str:
     """The TRF text of a tournament (only the first ``rounds`` rounds if given)."""
     lines = [f"012 {t.name}"]
-    for code, value in (("022", t.city), ("032", t.federation), ("042", t.start), ("052", t.end),
-                        ("102", t.arbiter), ("122", t.time_control)):
-        if value:
+    for code, attribute in HEADER.items():
+        value = getattr(t, attribute)
+        if value and code != "012":
             lines.append(f"{code} {value}")
     lines.append(f"062 {len(t.players)}")
     lines.append(f"072 {sum(1 for p in t.players if p.rating)}")

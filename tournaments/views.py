@@ -83,7 +83,6 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     t = get_object_or_404(Tournament.objects.select_related("director"), pk=tournament_id)
     table = standings(t)
     rank_of = {row.registration.pk: row.rank for row in table}
-    number_of = {row.registration.pk: row.start_number for row in table}
     rounds = []
     for rnd in t.round_set.order_by("number"):
         boards = []
@@ -98,7 +97,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     cross = [(row, [row.cells.get(n) for n in range(1, t.rounds + 1)]) for row in table]
     return render(request, "tournaments/detail.html", {
         "t": t, "table": table, "rounds": rounds, "me": me, "cross": cross, "rank_of": rank_of,
-        "number_of": number_of, "round_numbers": range(1, t.rounds + 1),
+        "round_numbers": range(1, t.rounds + 1),
         "is_director": request.user.is_authenticated and request.user.pk == t.director_id,
         "registrations": t.registrations.select_related("user"),
     })
