@@ -10,7 +10,7 @@ from games.engine import DIRECTION_NAMES, Change, GameState, Phase
 from games.engine.notation import format_choice
 
 from . import clock
-from .models import COLORS, Challenge, Game
+from .models import COLORS, Challenge, Game, Move, Seat
 from .services import option_json
 from .state import state_of
 
@@ -81,10 +81,18 @@ def dice_options(state: GameState) -> dict[str, Any]:
     }
 
 
-def game_detail(game: Game, user: Any = None) -> dict[str, Any]:
-    """Everything a client needs to show a game and, for the player to move, to act."""
-    seats = list(game.seats.order_by("index"))
-    state = state_of(game, seats)
+def game_detail(
+    game: Game,
+    user: Any = None,
+    seats: list[Seat] | None = None,
+    state: GameState | None = None,
+    moves: list[Move] | None = None,
+) -> dict[str, Any]:
+    """Everything a client needs to show a game and, for the player to move, to act.
+    A caller that has loaded the seats, state or move rows already passes them in."""
+    seats = seats if seats is not None else list(game.seats.order_by("index"))
+    state = state if state is not None else state_of(game, seats)
+    moves = moves if moves is not None else list(game.moves.order_by("ply"))
     viewer = game.seat_of(user)
     data: dict[str, Any] = {
         "id": game.pk,
@@ -130,7 +138,7 @@ def game_detail(game: Game, user: Any = None) -> dict[str, Any]:
         ),
         "moves": [
             {"ply": m.ply, "color": COLORS[m.seat], "kind": m.kind, "notation": m.notation}
-            for m in game.moves.order_by("ply")
+            for m in moves
         ],
     }
     if data["your_turn"]:

@@ -224,7 +224,7 @@ def _game_context(request: HttpRequest, game: Game, error: ServiceError | None =
     context: dict[str, Any] = {
         "players": players,
         "game": game,
-        "detail": game_detail(game, user),
+        "detail": game_detail(game, user, seats, state, rows),
         "board": svg,
         "at": at,
         "total": total,
