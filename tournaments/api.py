@@ -5,17 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import selectors
-from .models import Rating
+from games.errors import ServiceError
+
+from . import selectors, services
+from .models import TOURNAMENT_SETTINGS, Rating, Tournament
+from .standings import standings
 
 User = get_user_model()
 
@@ -77,17 +82,6 @@ class PlayerView(APIView):
 
 
 # --- tournaments ----------------------------------------------------------------------------
-
-
-from django.http import HttpResponse  # noqa: E402
-from rest_framework import serializers, status  # noqa: E402
-from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly  # noqa: E402
-
-from games.errors import ServiceError  # noqa: E402
-
-from . import services  # noqa: E402
-from .models import TOURNAMENT_SETTINGS, Tournament  # noqa: E402
-from .standings import standings  # noqa: E402
 
 
 class TournamentIn(serializers.ModelSerializer):  # type: ignore[type-arg]
