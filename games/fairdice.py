@@ -33,6 +33,11 @@ def check_record(record: Mapping[str, Any]) -> list[str]:
         expected = list(SeededDice(seed, move["roll_ply"]).roll(len(move["rolled"])))
         if expected != move["rolled"]:
             problems.append(f"move {index} ({move['color']} {move['number']}): rolled {move['rolled']}, the seed gives {expected}")
+    pending = record.get("pending")
+    if pending and "roll_ply" in pending:  # the last roll, if its direction never came
+        expected = list(SeededDice(seed, pending["roll_ply"]).roll(len(pending["rolled"])))
+        if expected != pending["rolled"]:
+            problems.append(f"the last roll (never moved): rolled {pending['rolled']}, the seed gives {expected}")
     return problems
 
 

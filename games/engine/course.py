@@ -76,6 +76,46 @@ class Gate:
         return side_of_line(self.cell, self.direction, cell)
 
 
+class _Rays(dict[Hex, tuple[tuple[Hex, ...], ...]]):
+    """``rays[cell][d]``: the free cells from ``cell`` along ``d`` up to the first obstacle,
+    computed for a cell the first time it is asked for."""
+
+    __slots__ = ("free",)
+
+    def __init__(self, free: frozenset[Hex]) -> None:
+        super().__init__()
+        self.free = free
+
+    def __missing__(self, cell: Hex) -> tuple[tuple[Hex, ...], ...]:
+        if cell not in self.free:
+            raise KeyError(cell)
+        free = self.free
+        per_direction = []
+        for d in range(6):
+            run = []
+            for nxt in ray(cell, d):
+                if nxt not in free:
+                    break
+                run.append(nxt)
+            per_direction.append(tuple(run))
+        value = self[cell] = tuple(per_direction)
+        return value
+
+
+class _Sides(dict[Hex, int]):
+    """``sides[cell]``: the side of a gate's line a cell lies on (R4), computed on first use."""
+
+    __slots__ = ("gate",)
+
+    def __init__(self, gate: Gate) -> None:
+        super().__init__()
+        self.gate = gate
+
+    def __missing__(self, cell: Hex) -> int:
+        value = self[cell] = self.gate.side(cell)
+        return value
+
+
 def gate_cells(lake: Lake, buoy: Hex, direction: int) -> tuple[Hex, ...]:
     cells = []
     for cell in ray(buoy, direction):
@@ -90,7 +130,10 @@ class Course:
 
     Obstacles (R1): land, every buoy's cell (0–3 and the finish buoy) and anything
     outside the lake. ``rays[cell][d]`` lists the free cells from ``cell`` along
-    ``d`` up to the first obstacle.
+    ``d`` up to the first obstacle; ``sides[i][cell]`` is the side of gate ``i+1``'s line
+    a cell lies on. Both are filled per cell on first use, so that building a course (for
+    example from a stored record) costs little and a game only pays for the cells its boats
+    visit.
     """
 
     def __init__(
@@ -127,22 +170,10 @@ class Course:
         if not self.line_set <= self.free:
             raise CourseError("R3", "the start/finish line must be free water cells")
 
-        free = self.free
-        rays: dict[Hex, tuple[tuple[Hex, ...], ...]] = {}
-        for cell in free:
-            per_direction = []
-            for d in range(6):
-                run = []
-                for nxt in ray(cell, d):
-                    if nxt not in free:
-                        break
-                    run.append(nxt)
-                per_direction.append(tuple(run))
-            rays[cell] = tuple(per_direction)
-        self.rays = rays
+        self.rays = _Rays(self.free)
         self.gate_sets: tuple[frozenset[Hex], ...] = tuple(frozenset(g.cells) for g in self.gates)
         self.gate_any: frozenset[Hex] = frozenset().union(*self.gate_sets)
-        self.sides: tuple[dict[Hex, int], ...] = tuple({c: g.side(c) for c in free} for g in self.gates)
+        self.sides: tuple[_Sides, ...] = tuple(_Sides(g) for g in self.gates)
         self._scoring = tuple(g.scoring_from for g in self.gates)
 
     def obstacle(self, cell: Hex) -> str | None:

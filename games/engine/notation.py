@@ -67,6 +67,28 @@ def format_move(move: Move) -> str:
     return " ".join(parts)
 
 
+def format_roll(number: int, color: str, choice: DiceChoice, dice: tuple[int, ...]) -> str:
+    """A roll still awaiting its direction: the first three parts of a turn, then ``…``.
+
+    >>> format_roll(4, "red", DiceChoice(Change.ADD, reroll=(0,)), (3, 1))
+    '4R +/1 31 …'
+    """
+    return f"{number}{color[0].upper()} {format_choice(choice)} {''.join(str(v) for v in dice) or '0'} …"
+
+
+ENDINGS = {"resign": "resigns", "timeout": "loses on time", "adjudication": "adjudicated"}
+
+
+def format_end(termination: str, color: str | None) -> str:
+    """How a game ended other than by a move: ``Y resigns``, ``R loses on time``, ``adjudicated``.
+
+    >>> format_end("timeout", "red")
+    'R loses on time'
+    """
+    text = ENDINGS.get(termination, termination)
+    return f"{color[0].upper()} {text}" if color and termination != "adjudication" else text
+
+
 def format_placement(placement: Placement) -> str:
     q, r = placement.cell
     return f"{placement.color[0].upper()}@{q},{r} {DIRECTION_NAMES[placement.heading]}"

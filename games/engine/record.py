@@ -145,7 +145,12 @@ def game_record(
     moves: Sequence[Move],
     players: Mapping[str, str] | None = None,
     meta: Mapping[str, Any] | None = None,
+    pending: Pending | None = None,
 ) -> dict[str, Any]:
+    """The record of a game. ``pending`` is a roll whose direction was never chosen: the
+    state's own while the game goes on, or the last roll of a game that ended (resigned,
+    lost on time, adjudicated) between a roll and its direction, so that the dice it left
+    in the boat's hand replay too."""
     players = players or {}
     record: dict[str, Any] = {
         "format": FORMAT,
@@ -160,21 +165,25 @@ def game_record(
         ],
         "placements": [{"color": p.color, "cell": cell_json(p.cell), "heading": p.heading} for p in placements],
         "moves": [move_json(m) for m in moves],
-        "pending": _pending_json(state.pending),
+        "pending": _pending_json(pending if pending is not None else state.pending,
+                                 len(placements) + 2 * len(moves)),
         "result": outcome_json(state),
     }
     return record
 
 
-def _pending_json(pending: Pending | None) -> dict[str, Any] | None:
+def _pending_json(pending: Pending | None, roll_ply: int | None = None) -> dict[str, Any] | None:
     if pending is None:
         return None
-    return {
+    data: dict[str, Any] = {
         "choice": choice_json(pending.choice),
         "dice_before": list(pending.dice_before),
         "rolled": list(pending.rolled),
         "dice": list(pending.dice),
     }
+    if roll_ply is not None:
+        data["roll_ply"] = roll_ply  # every placement takes one ply, every turn two (its roll, its direction)
+    return data
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -272,7 +281,8 @@ def verify(record: Mapping[str, Any]) -> Verification:
             state, move = state.choose_dice(choice_from_json(pending["choice"]), FixedDice(pending["rolled"]))
         except (EngineError, KeyError, TypeError) as exc:
             return Verification(False, f"pending roll: {exc}", len(moves))
-        if move is not None or _pending_json(state.pending) != pending:
+        again = _pending_json(state.pending, len(record["placements"]) + 2 * len(moves))
+        if move is not None or again is None or any(again.get(k) != v for k, v in pending.items()):
             return Verification(False, "pending roll differs from the rules", len(moves))
 
     result = record.get("result")

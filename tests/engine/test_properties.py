@@ -58,6 +58,19 @@ class RandomPlay(RuleBasedStateMachine):
     def steer(self, data: st.DataObject) -> None:
         self.after(self.game.choose_direction(data.draw(st.sampled_from(self.game.state.allowed_directions()))))
 
+    @precondition(lambda self: not self.game.state.over)
+    @rule(how=st.sampled_from(["resign", "time_out", "adjudicate"]), seat=st.integers(0, 1))
+    def end_early(self, how: str, seat: int) -> None:
+        """A game can end by resignation, time or adjudication at any point, also between a
+        roll and its direction; its record still replays (the unfinished roll included)."""
+        if how == "adjudicate":
+            self.game.adjudicate()
+        else:
+            getattr(self.game, how)(seat)
+        result = verify(json.loads(json.dumps(self.game.record())))
+        assert result.ok, result.message
+        assert result.state is not None and result.state.boats == self.game.state.boats
+
     def after(self, move) -> None:
         seat = move.seat
         assert move.damage_total >= self.damage[seat], "damage never decreases"
@@ -97,6 +110,8 @@ class RandomPlay(RuleBasedStateMachine):
         state = self.game.state
         if state.over:
             assert state.outcome is not None
+            if state.outcome.termination.value in ("resign", "timeout", "adjudication"):
+                return
             moves = [b.moves for b in state.boats]
             assert any(b.finished or b.sunk for b in state.boats) or min(moves) >= 35
 
