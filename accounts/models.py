@@ -36,6 +36,11 @@ class User(AbstractUser):
     reminder_hours = models.PositiveSmallIntegerField(default=24, help_text="remind me when this many hours are left")
     last_digest_on = models.DateField(null=True, blank=True, help_text="local date of the last digest")
     vacation_days_per_year = models.PositiveSmallIntegerField(default=14)
+    vacation_until = models.DateTimeField(
+        null=True, blank=True,
+        help_text="the end of the player's latest vacation (its planned end, or when it was ended early): a clock "
+                  "that started after it has no pause to count, and needs no look at the vacations",
+    )
 
     class Meta:
         ordering = ["username"]

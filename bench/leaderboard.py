@@ -41,8 +41,8 @@ def setup_database(url: str, name: str, keep: bool) -> str:
 def fill(players: int, games: int, seed: int) -> None:
     from django.db import connection
 
-    from tournaments import glicko2
-    from tournaments.ratings import MAX_DEVIATION, MIN_DEVIATION, RATING_PERIOD
+    from games import glicko2
+    from games.ratings import MAX_DEVIATION, MIN_DEVIATION, RATING_PERIOD
 
     rng = random.Random(seed)
     now = datetime.now(UTC)

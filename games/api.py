@@ -27,7 +27,8 @@ from games.engine import DIRECTION_NAMES, Change, DiceChoice
 from . import services
 from .errors import ServiceError
 from .models import DAYS_PER_MOVE, GRACE_DAYS, Challenge, ColorChoice, CourseLetter, Game, LakeSide
-from .selectors import game_detail, games_of, open_challenges
+from .payloads import game_detail
+from .selectors import MOVE_LIST_COLUMNS, game_with_seats, games_of, history, open_challenges
 from .state import record_of
 
 User = get_user_model()
@@ -234,8 +235,36 @@ class GameDetail(APIView):
         "(the three directions with reach, path, crash, damage, buoys rounded, finish; R7).",
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = get_object_or_404(Game.objects.select_related("yellow", "red"), pk=game_id)
-        return Response(game_detail(game, request.user))
+        found = game_with_seats(game_id)
+        if found is None:
+            raise exceptions.NotFound(f"no game {game_id}")
+        game, seats = found
+        etag = game_etag(game, request.user)
+        if etag in _if_none_match(request):
+            return _not_modified(etag)
+        response = Response(game_detail(game, request.user, seats, moves=history(game, MOVE_LIST_COLUMNS)))
+        response["ETag"] = etag
+        response["Cache-Control"] = "private, no-cache"
+        return response
+
+
+def game_etag(game: Game, user: Any) -> str:
+    """A game's version as one viewer sees it: it changes with every action (the ply) and
+    every other change of the game row (a vacation moves a deadline), and differs per seat."""
+    seat = game.seat_of(user)
+    return f'"{game.pk}.{game.ply}.{game.updated_at.timestamp():.6f}.{"-" if seat is None else seat}"'
+
+
+def _if_none_match(request: Request) -> set[str]:
+    header = request.headers.get("If-None-Match", "")
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+
+
+def _not_modified(etag: str) -> Response:
+    response = Response(status=status.HTTP_304_NOT_MODIFIED)
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    return response
 
 
 class GameRecord(APIView):

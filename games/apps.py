@@ -5,4 +5,4 @@ class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
-        from . import bots, notifications  # noqa: F401  (connect the signal receivers)
+        from . import receivers  # noqa: F401  (connect the signal receivers)

@@ -5,11 +5,17 @@ buoy and of the buoy it rounded last are always drawn; those of the other buoys 
 when the pointer is over the buoy (CSS only, as on Mastermoves). Direction options after a
 roll are drawn as arrows with their reach, crash and damage; placeable start cells are
 marked for the player who places.
+
+The static layers (lake, islands, spots, start/finish line, buoys, gates) depend on the
+course alone: they are drawn once per course and process and reused (:func:`static_layers`);
+which gates are shown is a class on the ``<svg>`` element. Boats, paths, previews and
+placeable cells are drawn per request.
 """
 
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -62,16 +68,29 @@ class Board:
         return pixel(cell, SIZE)
 
     def render(self) -> str:
+        head, base, buoys = static_layers(self.course)
+        shows = "".join(f" shows-{n}" for n in sorted(self._always_shown()))
+        self.out.append(f'<svg class="board {self.course.lake.side}{shows}" {head}>')
+        self.out.append(base)
+        self._paths()
+        self.out.append(buoys)
+        self._placeable()
+        self._options()
+        self._boats()
+        self.out.append("</svg>")
+        return "".join(self.out)
+
+    def render_static(self) -> tuple[str, str, str]:
+        """The attributes of the ``<svg>`` element, the lake and line, and the buoys with
+        their gates: what depends on the course alone."""
         lake = self.course.lake
         xs, ys = zip(*(self.xy(c) for c in lake.cells), strict=True)
         pad = SIZE * 1.6
         x0, y0 = min(xs) - pad, min(ys) - pad
         width, height = max(xs) - x0 + pad, max(ys) - y0 + pad
-        side = lake.side
-        self.out.append(
-            f'<svg class="board {side}" xmlns="http://www.w3.org/2000/svg" viewBox="{x0:.1f} {y0:.1f} '
-            f'{width:.1f} {height:.1f}" role="img" aria-label="the lake">'
-        )
+        head = (f'xmlns="http://www.w3.org/2000/svg" viewBox="{x0:.1f} {y0:.1f} {width:.1f} {height:.1f}" '
+                f'role="img" aria-label="the lake"')
+        self.out = []
         self.out.append(
             "<defs>"
             '<pattern id="chequer" width="8" height="8" patternUnits="userSpaceOnUse">'
@@ -87,13 +106,12 @@ class Board:
         )
         self._cells()
         self._line()
-        self._paths()
+        base = "".join(self.out)
+        self.out = []
         self._buoys()
-        self._placeable()
-        self._options()
-        self._boats()
-        self.out.append("</svg>")
-        return "".join(self.out)
+        buoys = "".join(self.out)
+        self.out = []
+        return head, base, buoys
 
     # --- layers ---------------------------------------------------------------------
 
@@ -143,14 +161,12 @@ class Board:
 
     def _buoys(self) -> None:
         course = self.course
-        shown = self._always_shown()
         for number, cell in enumerate(course.buoys):
             x, y = self.xy(cell)
             gate = course.gates[number - 1] if number >= 1 else None
-            cls = "buoy-group" + (" shown" if number in shown else "")
-            self.out.append(f'<g class="{cls}" data-buoy="{number}">')
+            self.out.append(f'<g class="buoy-group" data-buoy="{number}">')
             if gate is not None:
-                self._chevrons(gate, number in shown)
+                self._chevrons(gate)
             kind = "start" if number == 0 else "round"
             title = "buoy 0 (start)" if number == 0 else f"buoy {number}, rounded {gate.sense.word if gate else ''}"
             self.out.append(f"<title>{escape(title)}</title>")
@@ -179,7 +195,7 @@ class Board:
             f'marker-end="url(#head)"/>'
         )
 
-    def _chevrons(self, gate: object, always: bool) -> None:
+    def _chevrons(self, gate: object) -> None:
         from games.engine.course import Gate
 
         assert isinstance(gate, Gate)
@@ -191,8 +207,7 @@ class Board:
         # counter-clockwise of d as seen, i.e. (gy, -gx) on screen
         sign = -gate.scoring_from
         px, py = gy * sign, -gx * sign
-        cls = "gate" + (" always" if always else "")
-        self.out.append(f'<g class="{cls}" data-gate="{gate.buoy}">')
+        self.out.append(f'<g class="gate" data-gate="{gate.buoy}">')
         wing, depth = SIZE * 0.32, SIZE * 0.26
         for cell in gate.cells:
             cx, cy = self.xy(cell)
@@ -265,6 +280,18 @@ class Board:
                 f"<title>{boat.color.capitalize()}, heading {DIRECTION_NAMES[boat.heading]}</title>"
                 f'<polygon points="{hull}" fill="{fill}"/><circle r="{s * 0.12:.1f}" cx="{-s * 0.15:.1f}" cy="0"/></g>'
             )
+
+
+_STATIC: weakref.WeakKeyDictionary[Course, tuple[str, str, str]] = weakref.WeakKeyDictionary()
+
+
+def static_layers(course: Course) -> tuple[str, str, str]:
+    """The course's static layers, drawn once per course object (courses are cached per
+    process by their key, games.state.course_by_key, and are immutable)."""
+    layers = _STATIC.get(course)
+    if layers is None:
+        layers = _STATIC[course] = Board(course).render_static()
+    return layers
 
 
 def board_svg(

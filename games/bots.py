@@ -1,7 +1,7 @@
 """House bots on the site: they play through the same services as people.
 
-After a move commits, ``move_made`` reaches :func:`_bot_to_move`, which queues
-``games.tasks.bot_move`` when the player to move is a house bot. The task loads the game,
+After a move commits, ``move_made`` says whether a house bot is to move, and a receiver
+(games/receivers.py) queues ``games.tasks.bot_move``. The task loads the game,
 asks the engine's bot (games/engine/bot.py) for the next action and submits it with the
 game's ply through the ordinary services, so a bot can never bypass a rule, and a task
 that runs twice does nothing the second time (the ply has moved on).
@@ -15,7 +15,6 @@ from functools import lru_cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.dispatch import receiver
 
 from games.engine import Phase
 from games.engine.bot import LEVELS, ExpectimaxPlayer, make_player
@@ -24,8 +23,7 @@ from games.engine.route import MoveMap, RouteMap
 
 from . import services
 from .errors import ServiceError
-from .models import Challenge, Game
-from .signals import challenge_made, move_made
+from .models import Game
 from .state import course_of, state_of
 
 log = logging.getLogger(__name__)
@@ -70,32 +68,6 @@ def bot_act(*, game_id: int, ply: int) -> dict[str, Any] | None:
     except ServiceError as exc:  # someone else acted first (e.g. the game timed out)
         log.info("bot %s in game %s at ply %s: %s", bot, game.pk, ply, exc.message)
         return None
-
-
-def _queue(task: Any, *args: Any) -> None:
-    try:
-        task.delay(*args)
-    except Exception:  # the broker is down: the sweep wakes bots that wait (tasks.sweep_clocks)
-        log.exception("could not queue %s%s", task.name, args)
-
-
-@receiver(move_made, dispatch_uid="bots-move")
-def _bot_to_move(sender: Any, game_id: int, ply: int, user_id_to_move: int | None, **kwargs: Any) -> None:
-    if user_id_to_move is None:
-        return
-    if User.objects.filter(pk=user_id_to_move, is_bot=True, bot_level__in=LEVELS).exists():
-        from .tasks import bot_move
-
-        _queue(bot_move, game_id, ply)
-
-
-@receiver(challenge_made, dispatch_uid="bots-accept")
-def _challenge_to_bot(sender: Any, challenge_id: int, **kwargs: Any) -> None:
-    challenge = Challenge.objects.select_related("opponent").get(pk=challenge_id)
-    if challenge.opponent is not None and challenge.opponent.is_bot and challenge.opponent.bot_level in LEVELS:
-        from .tasks import bot_accept
-
-        _queue(bot_accept, challenge_id)
 
 
 def play_house_bot(*, user: Any, level: str, **options: Any) -> Game:

@@ -25,8 +25,26 @@ Interval = tuple[datetime, datetime]
 
 def vacations_of(user: User, since: datetime) -> list[Interval]:
     """The user's vacation intervals that end after ``since``, sorted."""
-    rows = Vacation.objects.filter(user=user, planned_end__gt=since).order_by("started_at")
-    return [(v.started_at, v.end) for v in rows if v.end > since]
+    return pauses_of([user], since)[user.pk]
+
+
+def pauses_of(users: Iterable[User], since: datetime) -> dict[int, list[Interval]]:
+    """Each user's vacation intervals that end after ``since``, sorted; one query for all, and
+    none when no vacation of theirs reaches past ``since`` (``User.vacation_until``)."""
+    out: dict[int, list[Interval]] = {user.pk: [] for user in users}
+    ids = [user.pk for user in users if user.vacation_until is not None and user.vacation_until > since]
+    if ids:
+        for v in Vacation.objects.filter(user_id__in=ids, planned_end__gt=since).order_by("started_at"):
+            if v.end > since:
+                out[v.user_id].append((v.started_at, v.end))
+    return out
+
+
+def expired(game: Game, now: datetime) -> bool:
+    """Whether the player to move has used up the time for the move and the grace bank
+    (vacations counted: the deadline includes them). From that moment the game is lost on
+    time, whether the sweep has recorded it yet or an action arrives first."""
+    return game.status == Game.Status.ACTIVE and game.deadline is not None and game.deadline <= now
 
 
 def charged(start: datetime, end: datetime, pauses: Iterable[Interval]) -> timedelta:
@@ -61,32 +79,49 @@ def per_move(game: Game) -> timedelta:
     return timedelta(days=game.days_per_move)
 
 
-def start_turn(game: Game, seats: Sequence[Seat], now: datetime | None = None) -> None:
+def start_turn(game: Game, seats: Sequence[Seat], now: datetime | None = None,
+               pauses: Sequence[Interval] | None = None) -> None:
     """The player to move starts thinking now: set the turn start and the deadlines."""
     game.turn_started_at = now or timezone.now()
-    set_deadlines(game, seats)
+    set_deadlines(game, seats, pauses)
 
 
-def set_deadlines(game: Game, seats: Sequence[Seat]) -> None:
+def pass_turn(game: Game, seats: Sequence[Seat], had_turn: int, now: datetime) -> None:
+    """The turn (or the game) ended at ``now``: charge the player who had it, then start the
+    clock of the player to move now. The vacations of both are read in one query."""
+    pauses: dict[int, list[Interval]] = {}
+    if game.vacation_allowed:
+        pauses = pauses_of({game.player(had_turn), game.player(game.to_move)}, game.turn_started_at)
+    end_turn(game, seats, had_turn, now, pauses.get(game.player_id(had_turn), []))
+    if game.status == Game.Status.ACTIVE:
+        start_turn(game, seats, now, pauses.get(game.player_id(game.to_move), []))
+    else:
+        set_deadlines(game, seats)
+
+
+def set_deadlines(game: Game, seats: Sequence[Seat], pauses: Sequence[Interval] | None = None) -> None:
     """Deadlines of the player to move, from the turn start, grace bank and vacations."""
     if game.status != Game.Status.ACTIVE:
         game.move_deadline = game.deadline = game.reminder_at = None
         return
     mover = seats[game.to_move]
     user = game.player(game.to_move)
-    pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
+    if pauses is None:
+        pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
     start = game.turn_started_at
     game.move_deadline = moment_when_used(start, per_move(game), pauses)
     game.deadline = moment_when_used(start, per_move(game) + timedelta(seconds=mover.grace_seconds), pauses)
     remind = game.deadline - timedelta(hours=user.reminder_hours)
     halfway = start + (game.deadline - start) / 2
-    game.reminder_at = max(remind, halfway)
+    reminded = game.reminder_sent_at is not None and game.reminder_sent_at >= start
+    game.reminder_at = None if reminded else max(remind, halfway)  # one reminder per turn
 
 
-def end_turn(game: Game, seats: Sequence[Seat], seat: int, now: datetime) -> None:
+def end_turn(game: Game, seats: Sequence[Seat], seat: int, now: datetime,
+             pauses: Sequence[Interval] | None = None) -> None:
     """Charge the player who had the turn: time over the time for a move drains the grace bank."""
-    user = game.player(seat)
-    pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
+    if pauses is None:
+        pauses = vacations_of(game.player(seat), game.turn_started_at) if game.vacation_allowed else []
     used = charged(game.turn_started_at, now, pauses)
     over = used - per_move(game)
     if over > timedelta(0):

@@ -43,6 +43,12 @@ class GameIsOver(ServiceError):
     code = "game_over"
 
 
+class TimeOver(GameIsOver):
+    """The player to move ran out of time: the game is lost on time and nothing else counts."""
+
+    code = "time_over"
+
+
 class StalePly(ServiceError):
     status = 409
     code = "stale_ply"

@@ -1,4 +1,5 @@
-"""Games in the database: challenges, games, seats and the append-only move history.
+"""Games in the database: challenges, courses, games, seats, the append-only move history,
+and the ratings that finished games move.
 
 The stored state of a game (``Game`` + its two ``Seat`` rows) always equals the replay of
 its ``Move`` rows through the rules engine; ``manage.py verify_games`` checks it. All
@@ -7,13 +8,18 @@ writes go through ``games.services``.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from . import glicko2
+
 COLORS = ("yellow", "red")
+PROVISIONAL_DEVIATION = 110.0
 
 
 class LakeSide(models.TextChoices):
@@ -69,6 +75,33 @@ class Challenge(models.Model):
         return f"challenge {self.pk} by {self.created_by}{to}"
 
 
+class LakeCourse(models.Model):
+    """A lake and its course in the game record format (docs/game-record.md), stored once.
+
+    Immutable: the key is the SHA-256 of the canonical JSON, so games on the same board (the
+    boards of a duplicate round) share one row, and a process can cache the parsed course by
+    key (``games.state.course_of``) without ever reading it again."""
+
+    key = models.CharField(max_length=64, primary_key=True)
+    data = models.JSONField(help_text='{"lake": ..., "course": ...} as in the game record')
+    letter = models.CharField(max_length=1)
+    side = models.CharField(max_length=8, choices=LakeSide.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"course {self.letter} on a {self.side} lake ({self.key[:8]})"
+
+    @staticmethod
+    def key_of(data: dict[str, Any]) -> str:
+        canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnly("a stored course never changes")
+        super().save(*args, **kwargs)
+
+
 class Game(models.Model):
     class Status(models.TextChoices):
         ACTIVE = "active"
@@ -82,7 +115,7 @@ class Game(models.Model):
 
     yellow = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_yellow")
     red = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_red")
-    course = models.JSONField(help_text="lake and course in the game record format")
+    course = models.ForeignKey(LakeCourse, on_delete=models.PROTECT, related_name="games")
     course_letter = models.CharField(max_length=1)
     lake_side = models.CharField(max_length=8, choices=LakeSide.choices)
     rated = models.BooleanField(default=True)
@@ -111,8 +144,9 @@ class Game(models.Model):
     turn_started_at = models.DateTimeField(default=timezone.now, help_text="when the player to move got the turn")
     move_deadline = models.DateTimeField(null=True, blank=True, help_text="end of the time for this move")
     deadline = models.DateTimeField(null=True, blank=True, help_text="when the player to move loses on time")
-    reminder_at = models.DateTimeField(null=True, blank=True)
+    reminder_at = models.DateTimeField(null=True, blank=True, help_text="cleared once the reminder is sent")
     reminder_sent_at = models.DateTimeField(null=True, blank=True)
+    bot_to_move = models.BooleanField(default=False, help_text="a house bot is to act (the site moves it)")
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -120,9 +154,11 @@ class Game(models.Model):
         ordering = ["-updated_at"]
         indexes = [
             models.Index(fields=["status", "updated_at"]),
-            # the time-out and reminder sweeps read only these (one indexed range query each)
+            # every query of the clock sweep reads one of these (docs/clocks.md, bench/sweep.py)
             models.Index(fields=["deadline"], condition=models.Q(status="active"), name="active_deadline"),
             models.Index(fields=["reminder_at"], condition=models.Q(status="active"), name="active_reminder"),
+            models.Index(fields=["updated_at"], condition=models.Q(status="active", bot_to_move=True),
+                         name="active_bot_to_move"),
         ]
 
     def __str__(self) -> str:
@@ -134,6 +170,9 @@ class Game(models.Model):
 
     def player(self, seat: int) -> Any:
         return self.yellow if seat == 0 else self.red
+
+    def player_id(self, seat: int) -> int:
+        return int(self.yellow_id if seat == 0 else self.red_id)
 
     def seat_of(self, user: Any) -> int | None:
         if user is None or not getattr(user, "pk", None):
@@ -193,17 +232,30 @@ class AppendOnly(Exception):
 
 
 class Move(models.Model):
-    """One action of the history, never changed: a placement or a whole turn."""
+    """One action of the history, never changed; one row per ply (docs/architecture.md).
+
+    * ``place`` — a boat placed (R5);
+    * ``roll`` — the dice chosen and rolled (R6): ``choice``, ``dice_before``, ``rolled``, ``dice``;
+    * ``turn`` — the direction taken and the whole turn as it happened (R7–R14), at the ply
+      after its roll (a turn whose only allowed direction was taken at once, R7, is stored
+      as its roll and its turn in the same request);
+    * ``end`` — the game ended other than by a move: ``termination`` is ``resign`` or
+      ``timeout`` (``seat`` lost) or ``adjudication``.
+    """
 
     class Kind(models.TextChoices):
         PLACE = "place"
+        ROLL = "roll"
         TURN = "turn"
+        END = "end"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
-    ply = models.PositiveIntegerField(help_text="the game's ply when the action began (a turn: when it rolled)")
+    ply = models.PositiveIntegerField(help_text="the game's ply before this action")
     seat = models.PositiveSmallIntegerField()
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moves")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moves", null=True,
+                             blank=True, help_text="who acted (none for an adjudication)")
     kind = models.CharField(max_length=5, choices=Kind.choices)
+    termination = models.CharField(max_length=12, blank=True, help_text="end rows: resign, timeout, adjudication")
     number = models.PositiveSmallIntegerField(default=0, help_text="the boat's move number (0 for placing)")
     rolled_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -216,8 +268,8 @@ class Move(models.Model):
     start = models.JSONField(null=True, blank=True)
     reach = models.PositiveSmallIntegerField(default=0)
     path = models.JSONField(default=list)
-    final = models.JSONField()
-    heading = models.PositiveSmallIntegerField()
+    final = models.JSONField(null=True, blank=True)
+    heading = models.PositiveSmallIntegerField(null=True, blank=True)
     damage = models.PositiveSmallIntegerField(default=0)
     damage_total = models.PositiveSmallIntegerField(default=0)
     crash = models.BooleanField(default=False)
@@ -255,6 +307,11 @@ class EmailLog(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "event", "key"], name="one_email_per_event")]
+        indexes = [
+            # the sweep re-queues unsent emails: only those are in this index
+            models.Index(fields=["created_at"], condition=models.Q(sent_at__isnull=True, attempts__lt=20),
+                         name="email_unsent"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.event} to {self.user} ({self.key})"
@@ -273,3 +330,72 @@ class IdempotentRequest(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key")]
+
+
+# --- ratings (docs/ratings.md) ----------------------------------------------------------------
+# They belong with games: finishing a game rates it in the same transaction (games.services).
+# The tables keep the names they had when ratings lived in the tournaments app.
+
+
+class Rating(models.Model):
+    """A player's current rating, and counters for the leaderboard."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating")
+    rating = models.FloatField(default=glicko2.DEFAULT_RATING)
+    deviation = models.FloatField(default=glicko2.DEFAULT_DEVIATION)
+    volatility = models.FloatField(default=glicko2.DEFAULT_VOLATILITY)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    points = models.PositiveIntegerField(default=0, help_text="sum of game points (R14) in rated games")
+    points_per_game = models.FloatField(default=0.0)
+    last_rated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "tournaments_rating"
+        indexes = [
+            models.Index(fields=["-rating"], name="rating_desc"),
+            models.Index(fields=["last_rated_at"], name="rating_last_rated"),
+            models.Index(fields=["-points_per_game", "-games"], name="rating_ppg"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.rating:.0f} ± {self.deviation:.0f}"
+
+    @property
+    def provisional(self) -> bool:
+        return self.deviation >= PROVISIONAL_DEVIATION
+
+    @property
+    def value(self) -> glicko2.Rating:
+        return glicko2.Rating(self.rating, self.deviation, self.volatility)
+
+
+class RatingChange(models.Model):
+    """What one rated game did to one player's rating (the history; one row per game and player)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes")
+    opponent = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    score = models.FloatField(help_text="1 win, 0.5 draw, 0 loss")
+    rating_before = models.FloatField()
+    deviation_before = models.FloatField()
+    volatility_before = models.FloatField()
+    rating_after = models.FloatField()
+    deviation_after = models.FloatField()
+    volatility_after = models.FloatField()
+    opponent_rating = models.FloatField()
+    opponent_deviation = models.FloatField()
+    points = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "tournaments_ratingchange"
+        ordering = ["user", "created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="one_change_per_game_and_player")]
+        indexes = [models.Index(fields=["user", "-created_at"], name="rating_history")]
+
+    @property
+    def delta(self) -> float:
+        return self.rating_after - self.rating_before

@@ -1,9 +1,12 @@
 """Emails about games: what goes out, to whom, with which text.
 
-Receivers of the game signals (sent after commit) write one ``EmailLog`` row per email
-that must go out (a unique key makes it exactly once) and queue ``send_email``. The task
-renders a plain-text and an HTML part, each with a direct link and a signed one-click
-unsubscribe link, and sends it; a failing mail server is retried with back-off.
+The services record one ``EmailLog`` row per email that must go out inside the transaction
+of what caused it (a move, a time-out, a challenge; a unique key makes it exactly once), so
+that the email exists if and only if the change committed. After the commit the ids are
+published (``emails_recorded``) and a receiver queues ``send_email`` for each. The task renders
+a plain-text and an HTML part, each with a direct link and a signed one-click unsubscribe
+link, and sends it; a failing mail server is retried with back-off, and the clock sweep
+queues again what was recorded but never sent (the broker was down).
 """
 
 from __future__ import annotations
@@ -18,13 +21,12 @@ from django.core import signing
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.dispatch import receiver
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
 from .models import COLORS, Challenge, EmailLog, Game
-from .signals import challenge_made, game_finished, move_made, reminder_due
+from .signals import emails_recorded
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -58,8 +60,25 @@ def absolute(path: str) -> str:
     return settings.SITE_URL + path
 
 
+Email = tuple[Any, str, str, dict[str, Any]]  # user, event, key, data
+
+
+def record(emails: list[Email]) -> list[int]:
+    """Inside the caller's transaction: the rows of the emails whose recipients want them,
+    published for sending when the transaction commits. The caller guarantees the keys are
+    new (it holds the lock of what the emails are about); use :func:`notify` otherwise."""
+    rows = [EmailLog(user=user, event=event, key=key, data=data) for user, event, key, data in emails
+            if user.wants_email(event)]
+    if not rows:
+        return []
+    EmailLog.objects.bulk_create(rows)
+    ids = [row.pk for row in rows]
+    transaction.on_commit(lambda: emails_recorded.send(sender=EmailLog, ids=ids))
+    return ids
+
+
 def notify(user: Any, event: str, key: str, data: dict[str, Any]) -> EmailLog | None:
-    """Record an email to send (once per user, event and key) and queue it."""
+    """Record an email to send once per user, event and key (a repeat is ignored)."""
     if not user.wants_email(event):
         return None
     try:
@@ -67,50 +86,40 @@ def notify(user: Any, event: str, key: str, data: dict[str, Any]) -> EmailLog | 
             entry = EmailLog.objects.create(user=user, event=event, key=key, data=data)
     except IntegrityError:
         return None  # already recorded: exactly once
-    queue(entry)
+    transaction.on_commit(lambda: emails_recorded.send(sender=EmailLog, ids=[entry.pk]))
     return entry
 
 
-def queue(entry: EmailLog) -> None:
+def queue(entry_id: int) -> None:
     from .tasks import send_email
 
     try:
-        send_email.delay(entry.pk)
+        send_email.delay(entry_id)
     except Exception:  # the broker is down: the sweep queues it again later; the move stands
-        log.exception("could not queue email %s; it will be retried by the sweep", entry.pk)
+        log.exception("could not queue email %s; it will be retried by the sweep", entry_id)
 
 
 # --- what happened ------------------------------------------------------------------------
 
 
-@receiver(move_made, dispatch_uid="email-your-turn")
-def _your_turn(sender: Any, game_id: int, ply: int, user_id_to_move: int | None, turn_passed: bool = False,
-               **kwargs: Any) -> None:
-    if not turn_passed or user_id_to_move is None:
-        return
-    user = User.objects.get(pk=user_id_to_move)
-    notify(user, "your_turn", f"game:{game_id}:ply:{ply}", {"game": game_id})
+def your_turn(game: Game) -> list[Email]:
+    """The player to move is told (once per ply)."""
+    return [(game.player(game.to_move), "your_turn", f"game:{game.pk}:ply:{game.ply}", {"game": game.pk})]
 
 
-@receiver(reminder_due, dispatch_uid="email-reminder")
-def _reminder(sender: Any, game_id: int, user_id: int, **kwargs: Any) -> None:
-    game = Game.objects.get(pk=game_id)
-    notify(User.objects.get(pk=user_id), "reminder", f"game:{game_id}:turn:{game.turn_started_at.isoformat()}",
-           {"game": game_id})
+def reminder(game: Game) -> list[Email]:
+    return [(game.player(game.to_move), "reminder", f"game:{game.pk}:turn:{game.turn_started_at.isoformat()}",
+             {"game": game.pk})]
 
 
-@receiver(game_finished, dispatch_uid="email-game-over")
-def _game_over(sender: Any, game_id: int, **kwargs: Any) -> None:
-    game = Game.objects.select_related("yellow", "red").get(pk=game_id)
-    for user in (game.yellow, game.red):
-        notify(user, "game_over", f"game:{game_id}", {"game": game_id})
+def game_over(game: Game) -> list[Email]:
+    return [(user, "game_over", f"game:{game.pk}", {"game": game.pk}) for user in (game.yellow, game.red)]
 
 
-@receiver(challenge_made, dispatch_uid="email-challenge")
-def _challenge(sender: Any, challenge_id: int, **kwargs: Any) -> None:
-    challenge = Challenge.objects.select_related("opponent").get(pk=challenge_id)
-    if challenge.opponent is not None:
-        notify(challenge.opponent, "challenge", f"challenge:{challenge_id}", {"challenge": challenge_id})
+def challenge(challenge: Challenge) -> list[Email]:
+    if challenge.opponent is None:
+        return []
+    return [(challenge.opponent, "challenge", f"challenge:{challenge.pk}", {"challenge": challenge.pk})]
 
 
 # --- writing the email ----------------------------------------------------------------------

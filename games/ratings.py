@@ -1,13 +1,15 @@
 """Rating services: Glicko-2 for every rated game (docs/ratings.md).
 
-``rate_game`` runs inside the transaction that ends a game (the ``game_ended`` signal), so the
-result and the ratings are stored together; it is idempotent (one ``RatingChange`` per game
-and player). ``recompute_all`` replays every rated game in order and reports differences.
+``rate_game`` is called by the one function that finishes a game (``games.services``), inside
+its transaction, so the result and the ratings are stored together; it is idempotent (one
+``RatingChange`` per game and player). ``recompute_all`` replays every rated game in order and
+reports differences.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,13 +17,9 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
-from django.dispatch import receiver
-
-from games.models import Game
-from games.signals import game_ended
 
 from . import glicko2
-from .models import Rating, RatingChange
+from .models import Game, Rating, RatingChange, Seat
 
 User = get_user_model()
 RATING_PERIOD = timedelta(days=7)  # a player's deviation grows by one idle period per week without rated games
@@ -29,13 +27,21 @@ MIN_DEVIATION = 45.0
 MAX_DEVIATION = 350.0
 
 
-def is_rated(game: Game) -> bool:
+def display(rating: Rating | None) -> str:
+    """A rating as shown: provisional ratings get a question mark."""
+    if rating is None:
+        return "1500?"
+    return f"{rating.rating:.0f}{'?' if rating.provisional else ''}"
+
+
+def is_rated(game: Game, seats: Sequence[Seat] | None = None) -> bool:
     """Rated games count, except a game lost on time before the loser's first move."""
     if not game.rated or game.status != Game.Status.FINISHED or not game.termination:
         return False
     if game.termination == "timeout" and game.winner_color:
         loser = 1 if game.winner_color == "yellow" else 0
-        if game.seats.get(index=loser).moves == 0:
+        moves = seats[loser].moves if seats is not None else game.seats.get(index=loser).moves
+        if moves == 0:
             return False
     return True
 
@@ -73,16 +79,17 @@ class Update:
     points: int
 
 
-def updates_for(game: Game, ratings: dict[int, Rating], at: datetime) -> list[Update]:
+def updates_for(game: Game, ratings: dict[int, Rating], at: datetime,
+                seats: Sequence[Seat] | None = None) -> list[Update]:
     """The two rating updates of one game (both computed from the ratings before it)."""
-    seats = {s.index: s for s in game.seats.all()}
+    by_index = {s.index: s for s in (seats if seats is not None else game.seats.all())}
     players = (game.yellow_id, game.red_id)
     before = {uid: before_game(ratings[uid], at) for uid in players}
     out = []
     for seat, score in enumerate(scores(game)):
         me, other = players[seat], players[1 - seat]
         after = _bounded(glicko2.rate(before[me], [(before[other], score)]))
-        out.append(Update(me, other, score, before[me], after, before[other], seats[seat].points))
+        out.append(Update(me, other, score, before[me], after, before[other], by_index[seat].points))
     return out
 
 
@@ -99,16 +106,17 @@ def apply(ratings: dict[int, Rating], updates: list[Update], at: datetime) -> No
         r.last_rated_at = at
 
 
-def rate_game(game: Game) -> bool:
-    """Update both players' ratings for a finished game, once. Call inside the transaction."""
-    if not is_rated(game) or RatingChange.objects.filter(game=game).exists():
+def rate_game(game: Game, seats: Sequence[Seat] | None = None) -> bool:
+    """Update both players' ratings for a finished game, once. Call inside the transaction that
+    finished it (``games.services._finish``), with its seats if they are loaded."""
+    if not is_rated(game, seats) or RatingChange.objects.filter(game=game).exists():
         return False
     at = game.finished_at or game.updated_at
     ids = sorted({game.yellow_id, game.red_id})
     for uid in ids:
         Rating.objects.get_or_create(user_id=uid)
     ratings = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=ids).order_by("user_id")}
-    updates = updates_for(game, ratings, at)
+    updates = updates_for(game, ratings, at, seats)
     apply(ratings, updates, at)
     for r in ratings.values():
         r.save()
@@ -123,11 +131,6 @@ def rate_game(game: Game) -> bool:
         for u in updates
     ])
     return True
-
-
-@receiver(game_ended, dispatch_uid="ratings")
-def _on_game_ended(sender: Any, game: Game, **kwargs: Any) -> None:
-    rate_game(game)
 
 
 def rated_games_in_order() -> Any:

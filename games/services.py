@@ -1,18 +1,32 @@
 """Writes for games and challenges. Every function owns its transaction.
 
-Moves: the caller names the game and the ``ply`` it saw. The service locks the game row
-(``SELECT … FOR UPDATE``; on SQLite the write transaction is taken at BEGIN), checks that
-the user plays in it, that it is still going, that it is their turn and that the ply is
-current, then asks the engine. A refused move changes nothing. The history has one row per
-ply (a unique constraint), so two moves can never be stored for the same turn. With an
-``idempotency_key`` a retried request gets the first answer again.
+An action on a game reads as its phases (docs/architecture.md):
+
+1. **load** — the game row is locked (``SELECT … FOR UPDATE OF`` the game row; on SQLite the
+   write transaction is taken at BEGIN) and read with its players and seats in one query;
+2. **check** — the user plays in it, it is still going, the clock of the player to move has
+   not run out (if it has, the game is lost on time now, exactly as the sweep would do it,
+   and the action is refused with ``time_over``), the ply is current and it is their turn;
+3. **decide** — the engine applies the action and returns a :class:`Step`: the new state, the
+   history rows that record it and the answer;
+4. **record** — the rows are appended (one per ply: a unique constraint), only the changed
+   columns of the game and its seats are written, the clocks move on, and the emails the
+   action causes are recorded in the same transaction;
+5. **finish** — if the game is over, :func:`_finish` (the only place that finishes a game)
+   rates it and records the game-over emails;
+6. **publish** — after the commit, events (``games.signals``) tell the receivers
+   (``games/receivers.py``, ``tournaments/receivers.py``) which queue their tasks.
+
+A refused action changes nothing. With an ``idempotency_key`` a retried request gets the first
+answer again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,22 +35,24 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from accounts.models import Vacation
-from games.engine import (
-    DIRECTION_NAMES,
-    DiceChoice,
-    EngineError,
-    GameState,
-    Phase,
-    SeededDice,
-    new_course,
-)
-from games.engine.notation import format_move, format_placement
+from games.engine import DiceChoice, EngineError, GameState, Phase, SeededDice, Termination, new_course
+from games.engine.bot import LEVELS
 from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
-from . import clock
-from .errors import Conflict, GameIsOver, IllegalMoveError, NotAPlayer, NotFound, NotYourTurn, ServiceError, StalePly
+from . import clock, notifications, ratings
+from .errors import (
+    Conflict,
+    GameIsOver,
+    IllegalMoveError,
+    NotAPlayer,
+    NotFound,
+    NotYourTurn,
+    ServiceError,
+    StalePly,
+    TimeOver,
+)
 from .models import (
     COLORS,
     DAYS_PER_MOVE,
@@ -50,10 +66,28 @@ from .models import (
     Move,
     Seat,
 )
-from .signals import challenge_made, game_ended, game_finished, move_made, reminder_due
-from .state import course_data, state_of, store_state
+from .payloads import option_json, placement_json
+from .selectors import GAME_COLUMNS, SEAT_COLUMNS, players_only
+from .signals import challenge_made, game_finished, move_made
+from .state import (
+    GAME_STATE_FIELDS,
+    SEAT_STATE_FIELDS,
+    course_data,
+    end_row,
+    place_row,
+    roll_row,
+    state_of,
+    store_state,
+    stored_course,
+    turn_row,
+)
 
 User = get_user_model()
+
+
+def is_house_bot(user: Any) -> bool:
+    """A bot the site moves itself (games/bots.py)."""
+    return bool(user.is_bot and user.bot_level in LEVELS)
 
 
 # --- challenges ---------------------------------------------------------------------------
@@ -94,7 +128,11 @@ def challenge_create(
         course_letter=course_letter, lake_side=lake_side, rated=rated,
     )
     if opponent is not None:
-        transaction.on_commit(lambda: challenge_made.send(sender=Challenge, challenge_id=challenge.pk))
+        notifications.record(notifications.challenge(challenge))
+        to_bot = is_house_bot(opponent)
+        transaction.on_commit(
+            lambda: challenge_made.send(sender=Challenge, challenge_id=challenge.pk, opponent_is_bot=to_bot)
+        )
     return challenge
 
 
@@ -171,48 +209,74 @@ def game_create(
     if course_json is None:
         course = new_course(lake_side, course_letter or None)
         course_json = course_data(course)
+    stored = stored_course(course_json)
     seed = secrets.token_bytes(32)
-    game = Game.objects.create(
-        yellow=yellow, red=red, course=course_json, course_letter=course_json["course"]["letter"],
-        lake_side=lake_side, rated=rated, days_per_move=days_per_move, grace_days=grace_days,
-        vacation_allowed=vacation_allowed, dice_seed=seed.hex(), dice_seed_sha256=hashlib.sha256(seed).hexdigest(),
+    game = Game(
+        yellow=yellow, red=red, course=stored, course_letter=stored.letter, lake_side=lake_side, rated=rated,
+        days_per_move=days_per_move, grace_days=grace_days, vacation_allowed=vacation_allowed,
+        dice_seed=seed.hex(), dice_seed_sha256=hashlib.sha256(seed).hexdigest(), bot_to_move=is_house_bot(yellow),
     )
     seats = [
         Seat(game=game, index=i, color=c, user=u, grace_seconds=grace_days * 86400)
         for i, (c, u) in enumerate(zip(COLORS, (yellow, red), strict=True))
     ]
-    Seat.objects.bulk_create(seats)
     clock.start_turn(game, seats, game.created_at)
-    game.save(update_fields=["turn_started_at", "move_deadline", "deadline", "reminder_at"])
-    transaction.on_commit(
-        lambda: move_made.send(sender=Game, game_id=game.pk, ply=0, user_id_to_move=yellow.pk, turn_passed=True)
-    )
+    game.save()
+    Seat.objects.bulk_create(seats)
+    notifications.record(notifications.your_turn(game))
+    bot = game.bot_to_move
+    transaction.on_commit(lambda: move_made.send(
+        sender=Game, game_id=game.pk, ply=0, user_id_to_move=yellow.pk, turn_passed=True, bot_to_move=bot))
     return game
 
 
-# --- moves --------------------------------------------------------------------------------
+# --- the move path --------------------------------------------------------------------------
 
 
-Action = Callable[[Game, list[Seat], GameState], dict[str, Any]]
+@dataclass(frozen=True)
+class Step:
+    """What one action did, as the engine decided it: the new state, the history rows that
+    record it (one per ply) and the part of the answer that belongs to this action."""
+
+    state: GameState
+    rows: tuple[Move, ...]
+    answer: dict[str, Any]
 
 
-def _act(
-    *,
-    user: Any,
-    game_id: int,
-    ply: int | None,
-    action: str,
-    idempotency_key: str | None,
-    apply: Action,
-    any_turn: bool = False,
-) -> dict[str, Any]:
-    """Lock, check, apply, store; or return the first answer for a repeated key."""
+Decide = Callable[[Game, int, GameState, datetime], Step]  # the game, the actor's seat, its state, now
+
+GAME_FIELDS = (*GAME_STATE_FIELDS, "turn_started_at", "move_deadline", "deadline", "reminder_at", "finished_at",
+               "bot_to_move")
+SEAT_FIELDS = (*SEAT_STATE_FIELDS, "grace_seconds")
+
+
+def _locked(game_id: int) -> tuple[Game, list[Seat]]:
+    """Load: the game row locked, with its players and its seats, in one query (the seats
+    are read through the join; only the game row is locked: ``FOR UPDATE OF``)."""
+    seats = sorted(
+        Seat.objects.select_for_update(of=("game",))
+        .select_related("game", "game__yellow", "game__red")
+        .only(*SEAT_COLUMNS, *[f"game__{f}" for f in GAME_COLUMNS], *players_only("game__"))
+        .filter(game_id=game_id)
+        .order_by(),
+        key=lambda seat: seat.index,
+    )
+    if not seats:
+        raise NotFound(f"no game {game_id}", "game")
+    game = seats[0].game
+    for seat in seats:
+        seat.game = game
+    return game, seats
+
+
+def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_key: str | None,
+          decide: Decide, any_turn: bool = False) -> dict[str, Any]:
+    """Load, check, decide, record (and finish), publish on commit; or the first answer again
+    for a repeated ``idempotency_key``. A late action loses the game on time and is refused."""
+    now = timezone.now()
     try:
         with transaction.atomic():
-            try:
-                game = Game.objects.select_for_update().select_related("yellow", "red").get(pk=game_id)
-            except Game.DoesNotExist:
-                raise NotFound(f"no game {game_id}", "game") from None
+            game, seats = _locked(game_id)
             if idempotency_key:
                 previous = IdempotentRequest.objects.filter(user=user, key=idempotency_key).first()
                 if previous is not None:
@@ -222,50 +286,89 @@ def _act(
             seat = game.seat_of(user)
             if seat is None:
                 raise NotAPlayer("you do not play in this game", "game")
-            if game.over:
-                raise GameIsOver(f"the game is over: {game.result_reason}", "game")
-            if ply is not None and ply != game.ply:
-                raise StalePly(f"the game is at ply {game.ply}, not {ply}: reload and try again", "ply")
-            if not any_turn and seat != game.to_move:
-                raise NotYourTurn(f"it is {game.player(game.to_move).username}'s turn", "game")
-            seats = list(game.seats.order_by("index"))
-            state = state_of(game, seats)
-            was_over = state.over
-            had_turn = game.to_move
-            now = timezone.now()
-            response = apply(game, seats, state)
-            if game.over or game.to_move != had_turn:
-                clock.end_turn(game, seats, had_turn, now)
-                if game.over:
-                    clock.set_deadlines(game, seats)
-                else:
-                    clock.start_turn(game, seats, now)
-            response.setdefault("game", game.pk)
-            response["ply"] = game.ply
-            response["phase"] = game.phase
-            response["to_move"] = None if game.over else COLORS[game.to_move]
-            response["status"] = game.status
-            if game.over:
-                response["result"] = {"winner": game.winner_color or None, "reason": game.result_reason}
-            game.save()
-            for s in seats:
-                s.save()
-            if game.over and not was_over:
-                game_ended.send(sender=Game, game=game)
-            if idempotency_key:
-                IdempotentRequest.objects.create(
-                    user=user, key=idempotency_key, action=action, game=game, response=response
-                )
-            finished = game.over and not was_over
-            to_move = game.user_id_to_move
-            passed = not game.over and game.to_move != had_turn
-            transaction.on_commit(lambda: move_made.send(
-                sender=Game, game_id=game.pk, ply=game.ply, user_id_to_move=to_move, turn_passed=passed))
-            if finished:
-                transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk))
-            return response
+            _check_not_over(game)
+            late = clock.expired(game, now)
+            if late:
+                _record(game, seats, _time_out(game, seats, now), now)
+            else:
+                if ply is not None and ply != game.ply:
+                    raise StalePly(f"the game is at ply {game.ply}, not {ply}: reload and try again", "ply")
+                if not any_turn and seat != game.to_move:
+                    raise NotYourTurn(f"it is {game.player(game.to_move).username}'s turn", "game")
+                answer = _record(game, seats, decide(game, seat, state_of(game, seats), now), now)
+                if idempotency_key:
+                    IdempotentRequest.objects.create(
+                        user=user, key=idempotency_key, action=action, game=game, response=answer
+                    )
+                return answer
     except IntegrityError as exc:  # another request stored this ply first
         raise StalePly("another move was stored for this turn first: reload", "ply") from exc
+    raise _time_over(game)  # committed: the game is lost on time, the action does not count
+
+
+def _check_not_over(game: Game) -> None:
+    if game.over:
+        if game.termination == Termination.TIMEOUT:
+            raise _time_over(game)
+        raise GameIsOver(f"the game is over: {game.result_reason}", "game")
+
+
+def _time_over(game: Game) -> TimeOver:
+    loser = COLORS.index(game.winner_color) ^ 1 if game.winner_color else game.to_move
+    return TimeOver(
+        f"the game is over: {game.player(loser).username} ({COLORS[loser]}) ran out of time"
+        + (f" at {game.finished_at:%Y-%m-%d %H:%M} UTC" if game.finished_at else ""),
+        "game",
+    )
+
+
+def _values(obj: Any, fields: Sequence[str]) -> list[Any]:
+    return [getattr(obj, f) for f in fields]
+
+
+def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[str, Any]:
+    """Record a step: append its rows, move the clocks on, write only what changed, record
+    the emails it causes, finish the game if it is over, and publish after the commit."""
+    game_before = _values(game, GAME_FIELDS)
+    seats_before = [_values(s, SEAT_FIELDS) for s in seats]
+    had_turn, was_over = game.to_move, game.over
+    Move.objects.bulk_create(step.rows)
+    store_state(game, seats, step.state)
+    finished = game.over and not was_over
+    turn_passed = not game.over and game.to_move != had_turn
+    if finished or turn_passed:
+        clock.pass_turn(game, seats, had_turn, now)
+    game.bot_to_move = not game.over and is_house_bot(game.player(game.to_move))
+    if finished:
+        game.finished_at = now
+    for seat, before in zip(seats, seats_before, strict=True):
+        changed = [f for f, v in zip(SEAT_FIELDS, before, strict=True) if getattr(seat, f) != v]
+        if changed:
+            seat.save(update_fields=changed)
+    changed = [f for f, v in zip(GAME_FIELDS, game_before, strict=True) if getattr(game, f) != v]
+    game.save(update_fields=[*changed, "updated_at"])
+    if finished:
+        _finish(game, seats)
+    elif turn_passed:
+        notifications.record(notifications.your_turn(game))
+    ply, to_move, bot = game.ply, game.user_id_to_move, game.bot_to_move
+    transaction.on_commit(lambda: move_made.send(
+        sender=Game, game_id=game.pk, ply=ply, user_id_to_move=to_move, turn_passed=turn_passed, bot_to_move=bot))
+    answer = dict(step.answer)
+    answer.update(game=game.pk, ply=game.ply, phase=game.phase, status=game.status,
+                  to_move=None if game.over else COLORS[game.to_move])
+    if game.over:
+        answer["result"] = {"winner": game.winner_color or None, "reason": game.result_reason}
+    return answer
+
+
+def _finish(game: Game, seats: Sequence[Seat]) -> None:
+    """The one place a game is finished, whatever ended it (a finishing move, a resignation,
+    a time-out, an adjudication): rate it (in this transaction), record the game-over emails,
+    and publish ``game_finished`` after the commit (tournaments close their rounds)."""
+    ratings.rate_game(game, seats)
+    notifications.record(notifications.game_over(game))
+    transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk))
 
 
 def _engine(call: Callable[[], Any]) -> Any:
@@ -275,120 +378,100 @@ def _engine(call: Callable[[], Any]) -> Any:
         raise IllegalMoveError(exc.message, exc.field, exc.rule if exc.rule.startswith("R") else None) from exc
 
 
-def _store_turn(game: Game, seats: list[Seat], state: GameState, move: EngineMove, user: Any) -> dict[str, Any]:
-    now = timezone.now()
-    Move.objects.create(
-        game=game, ply=move.roll_ply, seat=move.seat, user=user, kind=Move.Kind.TURN, number=move.number,
-        rolled_at=now, created_at=now, choice=move_json(move)["choice"], dice_before=list(move.dice_before),
-        rolled=list(move.rolled), dice=list(move.dice), direction=move.direction, auto=move.auto,
-        start=list(move.start), reach=move.reach, path=[list(c) for c in move.path], final=list(move.final),
-        heading=move.heading, damage=move.damage, damage_total=move.damage_total, crash=move.crash,
-        rounded=list(move.rounded), finished=move.finished, sunk=move.sunk, notation=format_move(move),
-    )
-    store_state(game, seats, state)
-    if state.over:
-        game.finished_at = now
-    return {"move": {**move_json(move), "notation": format_move(move)}}
+def _turn_rows(game: Game, user: Any, move: EngineMove, now: datetime, with_roll: bool) -> tuple[Move, ...]:
+    turn = turn_row(game, user, move, now)
+    if not with_roll:
+        return (turn,)
+    roll = roll_row(game, user, move.seat, move.number, move.choice, move.dice_before, move.rolled, move.dice,
+                    move.roll_ply, now)
+    return (roll, turn)
+
+
+def _turn_answer(move: EngineMove, row: Move) -> dict[str, Any]:
+    return {"move": {**move_json(move), "notation": row.notation}}
 
 
 def game_place(*, user: Any, game_id: int, ply: int | None, cell: tuple[int, int], heading: int,
                idempotency_key: str | None = None) -> dict[str, Any]:
     """R5: place your boat on a free start/finish-line cell with a heading."""
 
-    def apply(game: Game, seats: list[Seat], state: GameState) -> dict[str, Any]:
+    def decide(game: Game, seat: int, state: GameState, now: datetime) -> Step:
         if state.phase is not Phase.PLACE:
             raise IllegalMoveError("the boats are already placed", "cell", "R5")
-        seat = state.to_move
-        new = _engine(lambda: state.place((int(cell[0]), int(cell[1])), heading))
-        placement = Placement(seat, COLORS[seat], (int(cell[0]), int(cell[1])), heading)
-        now = timezone.now()
-        Move.objects.create(
-            game=game, ply=state.ply, seat=seat, user=user, kind=Move.Kind.PLACE, final=list(placement.cell),
-            heading=heading, notation=format_placement(placement), created_at=now,
-        )
-        store_state(game, seats, new)
-        return {"placement": {"color": COLORS[seat], "cell": list(placement.cell), "heading": heading,
-                              "notation": format_placement(placement)}}
+        where = (int(cell[0]), int(cell[1]))
+        new = _engine(lambda: state.place(where, heading))
+        row = place_row(game, user, Placement(seat, COLORS[seat], where, heading), state.ply, now)
+        return Step(new, (row,), {"placement": placement_json(row)})
 
-    return _act(user=user, game_id=game_id, ply=ply, action="place", idempotency_key=idempotency_key, apply=apply)
+    return _play(user=user, game_id=game_id, ply=ply, action="place", idempotency_key=idempotency_key, decide=decide)
 
 
 def game_roll(*, user: Any, game_id: int, ply: int | None, choice: DiceChoice,
               idempotency_key: str | None = None) -> dict[str, Any]:
     """R6: choose dice and roll them (server-side, from the game's committed seed). When only
-    one direction is then allowed the move is made at once (R7)."""
+    one direction is then allowed the move is made at once (R7): its roll and its turn are
+    recorded together."""
 
-    def apply(game: Game, seats: list[Seat], state: GameState) -> dict[str, Any]:
+    def decide(game: Game, seat: int, state: GameState, now: datetime) -> Step:
         if state.phase is not Phase.DICE:
             raise IllegalMoveError(f"the game awaits {state.phase.value}, not a dice choice", "change", "R6")
         dice = SeededDice(bytes.fromhex(game.dice_seed), state.ply)
         new, move = _engine(lambda: state.choose_dice(choice, dice))
         if move is not None:
-            return {"rolled": list(move.rolled), "dice": list(move.dice), **_store_turn(game, seats, new, move, user)}
-        store_state(game, seats, new)
-        assert new.pending is not None
-        return {
-            "rolled": list(new.pending.rolled),
-            "dice": list(new.pending.dice),
-            "move": None,
-            "options": [option_json(o) for o in new.options()],
-        }
+            rows = _turn_rows(game, user, move, now, with_roll=True)
+            return Step(new, rows, {"rolled": list(move.rolled), "dice": list(move.dice), **_turn_answer(move, rows[1])})
+        pending = new.pending
+        assert pending is not None
+        row = roll_row(game, user, seat, new.boat.moves + 1, pending.choice, pending.dice_before, pending.rolled,
+                       pending.dice, state.ply, now)
+        return Step(new, (row,), {"rolled": list(pending.rolled), "dice": list(pending.dice), "move": None,
+                                  "options": [option_json(o) for o in new.options()]})
 
-    return _act(user=user, game_id=game_id, ply=ply, action="roll", idempotency_key=idempotency_key, apply=apply)
+    return _play(user=user, game_id=game_id, ply=ply, action="roll", idempotency_key=idempotency_key, decide=decide)
 
 
 def game_choose_direction(*, user: Any, game_id: int, ply: int | None, direction: int,
                           idempotency_key: str | None = None) -> dict[str, Any]:
     """R7: move in one of the allowed directions."""
 
-    def apply(game: Game, seats: list[Seat], state: GameState) -> dict[str, Any]:
+    def decide(game: Game, seat: int, state: GameState, now: datetime) -> Step:
         if state.phase is not Phase.DIRECTION:
-            raise IllegalMoveError(f"the game awaits {state.phase.value}, not a direction: roll first", "direction", "R7")
+            raise IllegalMoveError(f"the game awaits {state.phase.value}, not a direction: roll first", "direction",
+                                   "R7")
         new, move = _engine(lambda: state.choose_direction(direction))
-        return _store_turn(game, seats, new, move, user)
+        rows = _turn_rows(game, user, move, now, with_roll=False)
+        return Step(new, rows, _turn_answer(move, rows[0]))
 
-    return _act(user=user, game_id=game_id, ply=ply, action="direction", idempotency_key=idempotency_key, apply=apply)
+    return _play(user=user, game_id=game_id, ply=ply, action="direction", idempotency_key=idempotency_key,
+                 decide=decide)
 
 
 def game_resign(*, user: Any, game_id: int, idempotency_key: str | None = None) -> dict[str, Any]:
-    """Give up (R14: points already scored stand). Allowed at any time, on either turn."""
+    """Give up (R14: points already scored stand). Allowed at any time, on either turn, also
+    between a roll and its direction (the roll stays in the history)."""
 
-    def apply(game: Game, seats: list[Seat], state: GameState) -> dict[str, Any]:
-        seat = game.seat_of(user)
-        assert seat is not None
-        new = state.resign(seat)
-        store_state(game, seats, new)
-        game.finished_at = timezone.now()
-        return {}
+    def decide(game: Game, seat: int, state: GameState, now: datetime) -> Step:
+        return Step(state.resign(seat), (end_row(game, user, seat, Termination.RESIGN, state.ply, now),), {})
 
-    return _act(user=user, game_id=game_id, ply=None, action="resign", idempotency_key=idempotency_key,
-                apply=apply, any_turn=True)
+    return _play(user=user, game_id=game_id, ply=None, action="resign", idempotency_key=idempotency_key,
+                 decide=decide, any_turn=True)
 
 
-def option_json(option: Any) -> dict[str, Any]:
-    return {
-        "direction": option.direction,
-        "name": DIRECTION_NAMES[option.direction],
-        "turn": option.turn,
-        "allowed": option.allowed,
-        "total": option.total,
-        "reach": option.reach,
-        "path": [list(c) for c in option.path],
-        "final": list(option.final),
-        "crash": option.crash,
-        "damage": option.damage,
-        "blocked_by": option.blocked_by,
-        "rounded": list(option.rounded),
-        "finishes": option.finishes,
-        "sinks": option.sinks,
-    }
+def _time_out(game: Game, seats: Sequence[Seat], now: datetime) -> Step:
+    """The player to move ran out of time (the caller checked the deadline)."""
+    state = state_of(game, seats)
+    loser = game.to_move
+    row = end_row(game, game.player(loser), loser, Termination.TIMEOUT, state.ply, now)
+    return Step(state.time_out(loser), (row,), {})
 
 
 # --- the clock: time-outs, reminders, vacations (docs/clocks.md) ------------------------------
 
 
 def game_time_out(*, game_id: int, now: datetime | None = None) -> bool:
-    """End the game as a loss on time if the player to move is past the deadline.
+    """End the game as a loss on time if the player to move is past the deadline (the sweep:
+    the backstop for players who never come back; an action after the deadline does the same
+    itself).
 
     Safe to run twice or from two workers at once, and against a move arriving at the same
     moment: the game row is locked and the deadline checked again, so either the move or
@@ -396,37 +479,29 @@ def game_time_out(*, game_id: int, now: datetime | None = None) -> bool:
     """
     now = now or timezone.now()
     with transaction.atomic():
-        game = Game.objects.select_for_update().select_related("yellow", "red").filter(pk=game_id).first()
-        if game is None or game.over or game.deadline is None or game.deadline > now:
+        try:
+            game, seats = _locked(game_id)
+        except NotFound:
             return False
-        seats = list(game.seats.order_by("index"))
-        loser = game.to_move
-        clock.end_turn(game, seats, loser, now)
-        new = state_of(game, seats).time_out(loser)
-        store_state(game, seats, new)
-        game.finished_at = now
-        clock.set_deadlines(game, seats)
-        game.save()
-        for s in seats:
-            s.save()
-        game_ended.send(sender=Game, game=game)
-        transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk))
+        if not clock.expired(game, now):
+            return False
+        _record(game, seats, _time_out(game, seats, now), now)
         return True
 
 
 def game_remind(*, game_id: int, now: datetime | None = None) -> bool:
-    """Claim the reminder of the current turn (once per turn); returns whether this call did."""
+    """Send the reminder of the current turn (once per turn); returns whether this call did."""
     now = now or timezone.now()
     with transaction.atomic():
-        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        game = Game.objects.select_for_update(of=("self",)).select_related("yellow", "red").filter(pk=game_id).first()
         if game is None or game.over or game.reminder_at is None or game.reminder_at > now:
             return False
         if game.reminder_sent_at is not None and game.reminder_sent_at >= game.turn_started_at:
             return False
         game.reminder_sent_at = now
-        game.save(update_fields=["reminder_sent_at"])
-        user_id = game.user_id_to_move
-        transaction.on_commit(lambda: reminder_due.send(sender=Game, game_id=game.pk, user_id=user_id))
+        game.reminder_at = None  # out of the sweep's index until the next turn
+        game.save(update_fields=["reminder_sent_at", "reminder_at"])
+        notifications.record(notifications.reminder(game))
         return True
 
 
@@ -454,10 +529,10 @@ def _recompute_deadlines(user: Any) -> int:
         .filter(models.Q(yellow=user, to_move=0) | models.Q(red=user, to_move=1))
         .values_list("pk", flat=True)
     )
-    for game in Game.objects.select_for_update().filter(pk__in=ids).order_by("pk"):
+    for game in Game.objects.select_for_update(of=("self",)).select_related("yellow", "red").filter(pk__in=ids).order_by("pk"):
         seats = list(game.seats.order_by("index"))
         clock.set_deadlines(game, seats)
-        game.save(update_fields=["move_deadline", "deadline", "reminder_at"])
+        game.save(update_fields=["move_deadline", "deadline", "reminder_at", "updated_at"])
     return len(ids)
 
 
@@ -475,6 +550,8 @@ def vacation_start(*, user: Any, days: int | None = None, now: datetime | None =
     if days is not None and not timedelta(0) < length <= left:
         raise ServiceError(f"days must be between 1 and the {left.total_seconds() / 86400:.1f} left this year", "days")
     vacation = Vacation.objects.create(user=user, started_at=now, planned_end=now + length)
+    User.objects.filter(pk=user.pk).update(vacation_until=vacation.planned_end)
+    user.vacation_until = vacation.planned_end
     _recompute_deadlines(user)
     return vacation
 
@@ -488,26 +565,28 @@ def vacation_end(*, user: Any, now: datetime | None = None) -> Vacation:
         raise Conflict("you are not on vacation", "vacation")
     vacation.ended_at = now
     vacation.save(update_fields=["ended_at"])
+    User.objects.filter(pk=user.pk).update(vacation_until=now)
+    user.vacation_until = now
     _recompute_deadlines(user)
     return vacation
 
 
 def game_adjudicate(*, game_id: int, now: datetime | None = None) -> bool:
     """End an unfinished game at a tournament round's deadline by the documented rule
-    (points, then buoys, then damage). Safe to run twice; returns whether this call ended it."""
+    (points, then buoys, then damage). A clock that ran out before the deadline decides
+    first: that game is lost on time. Safe to run twice; returns whether this call ended it."""
     now = now or timezone.now()
     with transaction.atomic():
-        game = Game.objects.select_for_update().select_related("yellow", "red").filter(pk=game_id).first()
-        if game is None or game.over:
+        try:
+            game, seats = _locked(game_id)
+        except NotFound:
             return False
-        seats = list(game.seats.order_by("index"))
-        clock.end_turn(game, seats, game.to_move, now)
-        store_state(game, seats, state_of(game, seats).adjudicate())
-        game.finished_at = now
-        clock.set_deadlines(game, seats)
-        game.save()
-        for s in seats:
-            s.save()
-        game_ended.send(sender=Game, game=game)
-        transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk))
+        if game.over:
+            return False
+        if clock.expired(game, now):
+            _record(game, seats, _time_out(game, seats, now), now)
+            return True
+        state = state_of(game, seats)
+        row = end_row(game, None, game.to_move, Termination.ADJUDICATION, state.ply, now)
+        _record(game, seats, Step(state.adjudicate(), (row,), {}), now)
         return True

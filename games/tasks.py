@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import logging
 import smtplib
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from celery import shared_task
 from django.contrib.auth import get_user_model
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games.engine.bot import LEVELS
-
-from . import services
-from .models import EmailLog, Game
+from . import bots, services
+from .errors import ServiceError
+from .models import Challenge, EmailLog, Game
 from .notifications import notify, queue, send_logged
 from .selectors import games_to_move
 
@@ -34,32 +34,49 @@ def send_email(entry_id: int) -> bool:
     return send_logged(entry_id)
 
 
+def due_time_outs(now: datetime) -> Any:
+    """Active games whose player to move is past the deadline (index ``active_deadline``)."""
+    return Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now).values_list("pk", flat=True)
+
+
+def due_reminders(now: datetime) -> Any:
+    """Active games whose reminder is due and not sent (index ``active_reminder``: a sent
+    reminder clears ``reminder_at``)."""
+    return (
+        Game.objects.filter(status=Game.Status.ACTIVE, reminder_at__lte=now)
+        .filter(Q(reminder_sent_at__isnull=True) | Q(reminder_sent_at__lt=F("turn_started_at")))
+        .values_list("pk", flat=True)
+    )
+
+
+def waiting_bots(now: datetime) -> Any:
+    """Games where a house bot has been to move for two minutes: its task was lost (the broker
+    restarted). Index ``active_bot_to_move``."""
+    return Game.objects.filter(status=Game.Status.ACTIVE, bot_to_move=True,
+                               updated_at__lt=now - timedelta(minutes=2)).values_list("pk", "ply")
+
+
+def unsent_emails(now: datetime) -> Any:
+    """Emails recorded a quarter of an hour ago and still not sent (index ``email_unsent``)."""
+    return (EmailLog.objects.filter(sent_at__isnull=True, attempts__lt=20, created_at__lt=now - timedelta(minutes=15))
+            .order_by("created_at").values_list("pk", flat=True)[:200])
+
+
 @shared_task
 def sweep_clocks() -> dict[str, int]:
-    """Every minute (beat): time-outs and reminders that are due, by indexed queries.
+    """Every minute (beat): time-outs and reminders that are due, lost bot moves and unsent
+    emails, each by one indexed query (bench/sweep.py shows the plans at scale).
 
     Each game is handled by a service that locks its row and checks again, so two sweeps
     at once, a sweep run twice, or a move at the same moment give one result."""
     now = timezone.now()
-    timed_out = 0
-    for game_id in Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now).values_list("pk", flat=True):
-        timed_out += services.game_time_out(game_id=game_id, now=now)
-    reminded = 0
-    due = Game.objects.filter(status=Game.Status.ACTIVE, reminder_at__lte=now).filter(
-        Q(reminder_sent_at__isnull=True) | Q(reminder_sent_at__lt=F("turn_started_at"))
-    )
-    for game_id in due.values_list("pk", flat=True):
-        reminded += services.game_remind(game_id=game_id, now=now)
-    for game_id, ply in (
-        Game.objects.filter(status=Game.Status.ACTIVE, updated_at__lt=now - timedelta(minutes=2))
-        .filter(Q(yellow__bot_level__in=LEVELS, to_move=0) | Q(red__bot_level__in=LEVELS, to_move=1))
-        .values_list("pk", "ply")
-    ):
-        bot_move.delay(game_id, ply)  # a bot's task was lost (e.g. the broker restarted)
+    timed_out = sum(services.game_time_out(game_id=game_id, now=now) for game_id in due_time_outs(now))
+    reminded = sum(services.game_remind(game_id=game_id, now=now) for game_id in due_reminders(now))
+    for game_id, ply in waiting_bots(now):
+        bot_move.delay(game_id, ply)
     requeued = 0
-    stale = EmailLog.objects.filter(sent_at__isnull=True, attempts__lt=20, created_at__lt=now - timedelta(minutes=15))
-    for entry in stale.order_by("pk")[:200]:
-        queue(entry)
+    for entry_id in unsent_emails(now):
+        queue(entry_id)
         requeued += 1
     return {"timed_out": timed_out, "reminded": reminded, "requeued": requeued}
 
@@ -88,17 +105,12 @@ def send_digests() -> int:
 @shared_task
 def bot_move(game_id: int, ply: int) -> bool:
     """A house bot's action in a game; does nothing if the game moved on (safe twice)."""
-    from .bots import bot_act
-
-    return bot_act(game_id=game_id, ply=ply) is not None
+    return bots.bot_act(game_id=game_id, ply=ply) is not None
 
 
 @shared_task
 def bot_accept(challenge_id: int) -> int | None:
     """A house bot accepts a challenge made to it by name."""
-    from .errors import ServiceError
-    from .models import Challenge
-
     challenge = Challenge.objects.select_related("opponent").filter(pk=challenge_id, status="open").first()
     if challenge is None or challenge.opponent is None:
         return None

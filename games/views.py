@@ -9,7 +9,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -34,7 +34,9 @@ from .forms import (
 )
 from .models import COLORS, Game, Move
 from .notifications import user_from_token
-from .selectors import dice_options, game_detail, games_of, games_to_move, open_challenges
+from .payloads import dice_options, game_detail, shown_rows
+from .ratings import display as rating_display
+from .selectors import game_with_seats, games_of, games_to_move, history, open_challenges, ratings_of
 from .state import course_of, record_of, state_of
 
 User = get_user_model()
@@ -157,6 +159,7 @@ class Position:
 
 
 def position_at(game: Game, rows: list[Move], at: int) -> Position:
+    """The boats after the first ``at`` actions (history rows)."""
     views: list[dict[str, Any]] = [
         {"color": c, "cell": None, "heading": 0, "path": (), "start": None, "next_buoy": 1, "finished": False,
          "sunk": False}
@@ -166,8 +169,15 @@ def position_at(game: Game, rows: list[Move], at: int) -> Position:
     for row in rows[:at]:
         v = views[row.seat]
         if row.kind == Move.Kind.PLACE:
+            assert row.final is not None
             v.update(cell=tuple(row.final), heading=row.heading)
             continue
+        if row.kind == Move.Kind.ROLL:
+            dice[row.seat] = list(row.dice)
+            continue
+        if row.kind == Move.Kind.END:
+            continue
+        assert row.final is not None
         v.update(
             cell=tuple(row.final), heading=row.heading, path=tuple(tuple(c) for c in row.path),
             start=tuple(row.start) if row.start else None, next_buoy=v["next_buoy"] + len(row.rounded),
@@ -178,9 +188,10 @@ def position_at(game: Game, rows: list[Move], at: int) -> Position:
     return Position([BoatView(**v) for v in views], damage, dice, [v["next_buoy"] - 1 for v in views])
 
 
-def _game_context(request: HttpRequest, game: Game, error: ServiceError | None = None) -> dict[str, Any]:
+def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: ServiceError | None = None
+                  ) -> dict[str, Any]:
     user = request.user if request.user.is_authenticated else None
-    rows = list(game.moves.order_by("ply"))
+    rows = history(game)
     total = len(rows)
     try:
         at = int(request.GET.get("at", total))
@@ -188,7 +199,6 @@ def _game_context(request: HttpRequest, game: Game, error: ServiceError | None =
         at = total
     at = max(0, min(at, total))
     replaying = at < total
-    seats = list(game.seats.order_by("index"))
     state = state_of(game, seats)
     course = course_of(game)
     viewer = game.seat_of(user)
@@ -206,12 +216,14 @@ def _game_context(request: HttpRequest, game: Game, error: ServiceError | None =
         placeable = state.free_start_cells()
     focus = COLORS[viewer] if viewer is not None else None
     svg = board_svg(course, position.boats, options, placeable, focus)
+    ratings = ratings_of([game.yellow_id, game.red_id])
     players = []
     for s in seats:
         now = not replaying
         players.append({
             "color": s.color,
             "user": game.player(s.index),
+            "rating": rating_display(ratings.get(game.player_id(s.index))),
             "dice": list(s.dice) if now else position.dice[s.index],
             "damage": s.damage if now else position.damage[s.index],
             "buoys": s.buoys if now else position.buoys[s.index],
@@ -229,7 +241,8 @@ def _game_context(request: HttpRequest, game: Game, error: ServiceError | None =
         "at": at,
         "total": total,
         "replaying": replaying,
-        "rows": rows,
+        "rows": shown_rows(rows),
+        "winner": game.player(COLORS.index(game.winner_color)) if game.winner_color else None,
         "your_turn": your_turn,
         "viewer_color": focus,
         "phase": state.phase.value,
@@ -256,17 +269,24 @@ def _game_context(request: HttpRequest, game: Game, error: ServiceError | None =
     return context
 
 
+def _loaded(game_id: int) -> tuple[Game, list[Any]]:
+    found = game_with_seats(game_id)
+    if found is None:
+        raise Http404("no such game")
+    return found
+
+
 @require_GET
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game.objects.select_related("yellow", "red", "winner"), pk=game_id)
-    return render(request, "games/game.html", _game_context(request, game))
+    game, seats = _loaded(game_id)
+    return render(request, "games/game.html", _game_context(request, game, seats))
 
 
 @require_GET
 def game_board(request: HttpRequest, game_id: int) -> HttpResponse:
     """The board alone (for the replay control without reloading the page)."""
-    game = get_object_or_404(Game, pk=game_id)
-    context = _game_context(request, game)
+    game, seats = _loaded(game_id)
+    context = _game_context(request, game, seats)
     return HttpResponse(context["board"], content_type="image/svg+xml")
 
 
@@ -279,20 +299,19 @@ def game_record(request: HttpRequest, game_id: int) -> JsonResponse:
 
 
 def _act(request: HttpRequest, game_id: int, call: Any) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
     try:
         call()
     except ServiceError as exc:
-        game.refresh_from_db()
-        return render(request, "games/game.html", _game_context(request, game, exc), status=exc.status)
+        game, seats = _loaded(game_id)
+        return render(request, "games/game.html", _game_context(request, game, seats, exc), status=exc.status)
     return redirect(reverse("game", args=[game_id]) + "#board")
 
 
 def _invalid(request: HttpRequest, game_id: int, form: Any) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
+    game, seats = _loaded(game_id)
     field, errors = next(iter(form.errors.items()))
     error = ServiceError(f"{field}: {' '.join(errors)}", field)
-    return render(request, "games/game.html", _game_context(request, game, error), status=400)
+    return render(request, "games/game.html", _game_context(request, game, seats, error), status=400)
 
 
 @login_required

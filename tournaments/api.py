@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.errors import ServiceError
+from games.ratings import display as rating_display
 
 from . import selectors, services
 from .models import TOURNAMENT_SETTINGS, Rating, Tournament
@@ -32,7 +33,7 @@ def rating_json(r: Rating | None) -> dict[str, Any]:
     return {
         "rating": round(r.rating, 2), "deviation": round(r.deviation, 2), "volatility": round(r.volatility, 6),
         "provisional": r.provisional, "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses,
-        "points": r.points, "points_per_game": round(r.points_per_game, 3), "shown": selectors.display(r),
+        "points": r.points, "points_per_game": round(r.points_per_game, 3), "shown": rating_display(r),
         "last_rated_at": r.last_rated_at.isoformat() if r.last_rated_at else None,
     }
 

@@ -5,4 +5,4 @@ class TournamentsConfig(AppConfig):
     name = "tournaments"
 
     def ready(self) -> None:
-        from . import ratings, tasks  # noqa: F401  (connect the signal receivers)
+        from . import receivers  # noqa: F401  (connect the signal receivers)

@@ -47,13 +47,6 @@ def history(user: Any, limit: int = 500) -> list[RatingChange]:
     return rows
 
 
-def display(rating: Rating | None) -> str:
-    """A rating as shown: provisional ratings get a question mark."""
-    if rating is None:
-        return "1500?"
-    return f"{rating.rating:.0f}{'?' if rating.provisional else ''}"
-
-
 def history_svg(changes: list[RatingChange], width: int = 640, height: int = 200) -> str:
     """The rating over time as a small SVG chart, drawn on the server."""
     if not changes:

@@ -13,13 +13,14 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from games import glicko2
 from games import services as game_services
 from games.engine import new_course
 from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.models import COLORS, DAYS_PER_MOVE, GRACE_DAYS, Game
 from games.state import course_data
 
-from . import glicko2, trf
+from . import trf
 from .models import Entry, Registration, Round, Tournament
 from .pairing import PairingError, pair
 from .selectors import rating_of

@@ -29,7 +29,7 @@ def end_game(game: Any, outcome: str, now: datetime) -> None:
     elif outcome == "forfeit-black":  # Yellow (to place first) never moves
         game_services.game_time_out(game_id=game.pk, now=game.deadline + timedelta(seconds=1))
     elif outcome == "forfeit-white":  # Yellow places, then Red never moves
-        line = game.course["course"]["start_finish_cells"]
+        line = game.course.data["course"]["start_finish_cells"]
         game_services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
         game.refresh_from_db()
         game_services.game_time_out(game_id=game.pk, now=game.deadline + timedelta(seconds=1))

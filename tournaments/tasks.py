@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from celery import shared_task
-from django.dispatch import receiver
-
-from games.signals import game_finished
 
 from . import services
-from .models import Entry
 
 
 @shared_task
@@ -22,13 +16,3 @@ def tournament_tick() -> dict[str, int]:
 @shared_task
 def tournament_advance(tournament_id: int) -> str:
     return services.tournament_advance(tournament_id=tournament_id)
-
-
-@receiver(game_finished, dispatch_uid="tournaments-game-finished")
-def _game_finished(sender: Any, game_id: int, **kwargs: Any) -> None:
-    """A tournament game ended: see at once whether its round can close."""
-    for tid in set(Entry.objects.filter(game_id=game_id).values_list("round__tournament_id", flat=True)):
-        try:
-            tournament_advance.delay(tid)
-        except Exception:  # the broker is down: the minute tick does it
-            pass

@@ -11,12 +11,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from games.errors import ServiceError
+from games.ratings import display as rating_display
+from games.ratings import head_to_head
 from games.selectors import games_of
 
 from . import selectors, services
 from .forms import TournamentForm
 from .models import RatingChange, Tournament
-from .ratings import head_to_head
 from .standings import standings
 
 User = get_user_model()
@@ -46,7 +47,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         versus = {"name": vs_name, "found": opponent is not None,
                   **(head_to_head(player, opponent) if opponent else {})}
     return render(request, "games/profile.html", {
-        "player": player, "rows": rows, "rating": rating, "rating_shown": selectors.display(rating),
+        "player": player, "rows": rows, "rating": rating, "rating_shown": rating_display(rating),
         "chart": selectors.history_svg(history), "versus": versus,
     })
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -24,8 +26,14 @@ def make_user(name: str, **extra: Any) -> Any:
     return User.objects.create_user(name, f"{name}@example.com", PASSWORD, **extra)
 
 
+@lru_cache(maxsize=64)
+def _course(seed: int, side: str, letter: str) -> str:
+    return json.dumps(course_data(new_course(side, letter, random.Random(seed))))
+
+
 def fixed_course(seed: int = 3, side: str = "standard", letter: str = "A") -> dict[str, Any]:
-    return course_data(new_course(side, letter, random.Random(seed)))
+    """The same lake and course for the same seed (generated once per test run)."""
+    return json.loads(_course(seed, side, letter))
 
 
 def make_game(yellow: Any = None, red: Any = None, seed: int = 3, **extra: Any) -> Game:
@@ -36,7 +44,7 @@ def make_game(yellow: Any = None, red: Any = None, seed: int = 3, **extra: Any) 
 
 def placed_game(**kwargs: Any) -> Game:
     game = make_game(**kwargs)
-    line = game.course["course"]["start_finish_cells"]
+    line = game.course.data["course"]["start_finish_cells"]
     services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
     game.refresh_from_db()

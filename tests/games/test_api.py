@@ -212,7 +212,7 @@ def test_placing_through_the_api():
     from .factories import make_game
 
     game = make_game()
-    line = game.course["course"]["start_finish_cells"]
+    line = game.course.data["course"]["start_finish_cells"]
     yellow = client_for(game.yellow)
     state = yellow.get(f"/api/games/{game.pk}/").json()
     assert state["placements"]["cells"] == line

@@ -45,7 +45,7 @@ def test_a_new_game_starts_yellows_clock():
 
 def test_a_slow_move_drains_the_grace_bank_and_the_other_clock_starts():
     game = new_game()
-    line = game.course["course"]["start_finish_cells"]
+    line = game.course.data["course"]["start_finish_cells"]
     with time_machine.travel(T0 + 3 * DAY, tick=False):  # one day over the two per move
         services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     game.refresh_from_db()
@@ -57,7 +57,7 @@ def test_a_slow_move_drains_the_grace_bank_and_the_other_clock_starts():
 
 def test_rolling_does_not_pass_the_turn_or_reset_the_clock():
     game = new_game()
-    line = game.course["course"]["start_finish_cells"]
+    line = game.course.data["course"]["start_finish_cells"]
     with time_machine.travel(T0 + timedelta(hours=1), tick=False):
         services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     with time_machine.travel(T0 + timedelta(hours=2), tick=False):
@@ -88,7 +88,7 @@ def test_vacation_stops_the_clock_and_ending_it_starts_it_again():
     game.refresh_from_db()
     assert game.deadline == T0 + 7 * DAY
     # the two vacation days are not charged when Yellow moves on day 4
-    line = game.course["course"]["start_finish_cells"]
+    line = game.course.data["course"]["start_finish_cells"]
     with time_machine.travel(T0 + 4 * DAY, tick=False):
         services.game_place(user=yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     assert game.seats.get(index=0).grace_seconds == 3 * 86400
@@ -135,7 +135,7 @@ def test_losing_on_time_records_the_reason_and_happens_once():
 def test_a_move_after_the_time_out_is_refused():
     game = new_game()
     services.game_time_out(game_id=game.pk, now=T0 + 6 * DAY)
-    line = game.course["course"]["start_finish_cells"]
+    line = game.course.data["course"]["start_finish_cells"]
     with pytest.raises(GameIsOver):
         services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
 
@@ -182,7 +182,7 @@ def test_a_move_and_a_time_out_at_the_same_moment_never_both_happen():
     for i in range(6):
         with time_machine.travel(T0, tick=False):
             game = make_game(yellow=make_user(f"y{i}"), red=make_user(f"r{i}"), days_per_move=1, grace_days=0)
-        line = game.course["course"]["start_finish_cells"]
+        line = game.course.data["course"]["start_finish_cells"]
         deadline = game.deadline
         with time_machine.travel(deadline - timedelta(seconds=1), tick=False):
             results = race([
@@ -195,7 +195,7 @@ def test_a_move_and_a_time_out_at_the_same_moment_never_both_happen():
             assert timed_out is False and not game.over and game.ply == 1
         else:
             assert isinstance(placed, GameIsOver) and timed_out is True and game.termination == "timeout"
-            assert game.moves.count() == 0
+            assert list(game.moves.values_list("kind", "termination")) == [("end", "timeout")]
 
 
 def test_greedy_games_keep_their_clocks_consistent():
@@ -205,3 +205,135 @@ def test_greedy_games_keep_their_clocks_consistent():
             greedy_action(game)
     game.refresh_from_db()
     assert game.deadline == game.turn_started_at + 2 * DAY + timedelta(seconds=game.seats.get(index=game.to_move).grace_seconds)
+
+
+# --- the clock at the moment of the move (issue 10) ---------------------------------------------
+
+
+def in_direction_phase(**extra) -> Game:
+    """A game where Red has rolled and its direction is awaited (at T0)."""
+    for seed in range(3, 40):
+        with time_machine.travel(T0, tick=False):
+            game = make_game(yellow=make_user(f"y{seed}"), red=make_user(f"r{seed}"), seed=seed, **extra)
+            while game.ply < 2:
+                greedy_action(game)
+                game.refresh_from_db()
+            for _ in range(6):
+                result = services.game_roll(user=game.red if game.to_move == 1 else game.yellow, game_id=game.pk,
+                                            ply=game.ply, choice=DiceChoice(Change.ADD))
+                game.refresh_from_db()
+                if result["move"] is None:
+                    return game
+    raise AssertionError("no roll awaited its direction")
+
+
+@pytest.mark.parametrize("action", ["place", "roll", "direction", "resign"])
+def test_an_action_after_the_deadline_loses_on_time_and_counts_for_nothing(action, eager, mailoutbox,
+                                                                            django_capture_on_commit_callbacks):
+    """Every action checks the deadline in its own transaction: after it, the game is lost on
+    time exactly as the sweep would end it (result, reason, rating, emails once), the action
+    answers time_over (409) and nothing of it is stored."""
+    from games.errors import TimeOver
+    from games.models import Move, RatingChange
+
+    if action == "place":
+        game = new_game()
+    elif action == "direction":
+        game = in_direction_phase(days_per_move=2, grace_days=3)
+    else:
+        with time_machine.travel(T0, tick=False):
+            game = make_game(days_per_move=2, grace_days=3)
+            greedy_action(game)
+            greedy_action(game)
+    game.refresh_from_db()
+    mover = game.player(game.to_move)
+    rows = game.moves.count()
+    late = game.deadline + timedelta(seconds=1)
+    line = game.course.data["course"]["start_finish_cells"]
+    calls = {
+        "place": lambda: services.game_place(user=mover, game_id=game.pk, ply=game.ply, cell=tuple(line[0]), heading=0),
+        "roll": lambda: services.game_roll(user=mover, game_id=game.pk, ply=game.ply, choice=DiceChoice(Change.ADD)),
+        "direction": lambda: services.game_choose_direction(user=mover, game_id=game.pk, ply=game.ply,
+                                                            direction=game.seats.get(index=game.to_move).heading),
+        "resign": lambda: services.game_resign(user=game.player(1 - game.to_move), game_id=game.pk),
+    }
+    with time_machine.travel(late, tick=False), django_capture_on_commit_callbacks(execute=True):
+        with pytest.raises(TimeOver) as err:
+            calls[action]()
+    assert err.value.status == 409 and err.value.code == "time_over"
+    game.refresh_from_db()
+    loser = "yellow" if mover == game.yellow else "red"
+    assert game.over and game.termination == "timeout" and game.winner_color != loser
+    assert game.result_reason == f"{loser.capitalize()} ran out of time" and game.finished_at == late
+    new_rows = list(game.moves.order_by("ply").values_list("kind", "termination"))[rows:]
+    assert new_rows == [(Move.Kind.END, "timeout")], "only the time-out is recorded, not the action"
+    expected_ratings = 2 if game.seats.get(index=game.to_move).moves else 0  # no rating before a first move
+    assert RatingChange.objects.filter(game=game).count() == expected_ratings
+    over = [m.subject for m in mailoutbox if "is over" in m.subject]
+    assert sorted(over) == sorted([f"Game {game.pk} is over: you lost", f"Game {game.pk} is over: you won"])
+    with time_machine.travel(late + DAY, tick=False), django_capture_on_commit_callbacks(execute=True):
+        assert services.game_time_out(game_id=game.pk) is False  # the sweep finds nothing left to do
+        with pytest.raises(TimeOver):
+            calls[action]()  # and the game stays lost on time
+    assert len([m for m in mailoutbox if "is over" in m.subject]) == 2
+    from django.core.management import call_command
+
+    call_command("verify_games", game.pk)
+
+
+def test_an_action_just_before_the_deadline_counts():
+    game = new_game()
+    line = game.course.data["course"]["start_finish_cells"]
+    with time_machine.travel(game.deadline - timedelta(seconds=1), tick=False):
+        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    game.refresh_from_db()
+    assert not game.over and game.ply == 1
+
+
+def test_a_vacation_counts_before_the_action_is_judged_late():
+    """The deadline includes the vacations: a move after the plain deadline but within the
+    vacation-extended one counts."""
+    game = new_game()
+    with time_machine.travel(T0 + DAY, tick=False):
+        services.vacation_start(user=game.yellow, days=3)
+    game.refresh_from_db()
+    assert game.deadline == T0 + 8 * DAY
+    line = game.course.data["course"]["start_finish_cells"]
+    with time_machine.travel(T0 + 7 * DAY, tick=False):
+        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    game.refresh_from_db()
+    assert not game.over and game.ply == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_late_move_racing_the_sweep_and_two_sweeps_racing_give_one_outcome(django_capture_on_commit_callbacks):
+    """Threads on PostgreSQL, many rounds: a late move against two sweeps at the same moment.
+    Exactly one time-out is recorded, the move never counts, one rating, emails once."""
+    from games.errors import TimeOver
+    from games.models import EmailLog, Move, RatingChange
+
+    rounds = 40
+    for i in range(rounds):
+        with time_machine.travel(T0, tick=False):
+            game = make_game(yellow=make_user(f"ly{i}"), red=make_user(f"lr{i}"), days_per_move=1, grace_days=0)
+            greedy_action(game)
+            greedy_action(game)  # placed: Red to move
+            game.refresh_from_db()
+        late = game.deadline + timedelta(seconds=i % 3)
+        ply = game.ply
+        with time_machine.travel(late, tick=False):
+            results = race([
+                lambda g=game, p=ply: services.game_roll(user=g.red, game_id=g.pk, ply=p, choice=DiceChoice(Change.ADD)),
+                lambda g=game, t=late: services.game_time_out(game_id=g.pk, now=t),
+                lambda g=game, t=late: services.game_time_out(game_id=g.pk, now=t),
+            ])
+        move, *sweeps = results
+        game.refresh_from_db()
+        assert isinstance(move, TimeOver), move
+        assert sum(s is True for s in sweeps) <= 1 and all(s in (True, False) for s in sweeps), sweeps
+        assert game.termination == "timeout" and game.winner_color == "yellow"
+        kinds = list(Move.objects.filter(game=game).order_by("ply").values_list("kind", flat=True))
+        assert kinds == ["place", "place", "end"], kinds
+        assert RatingChange.objects.filter(game=game).count() == 0  # Red never moved: not rated
+        assert EmailLog.objects.filter(key=f"game:{game.pk}", event="game_over").count() == 2

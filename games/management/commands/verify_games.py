@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.engine.record import verify
-from games.models import Game
+from games.models import Game, Move
 from games.state import record_of, state_of
 
 
@@ -34,9 +35,32 @@ class Command(BaseCommand):
             raise CommandError(f"{bad} game(s) differ from the replay of their moves")
 
 
+def check_history(game: Game, rows: list[Move]) -> str | None:
+    """The history has one row per ply up to the game's ply, and a roll followed by its turn
+    says the same as the turn."""
+    plies = [row.ply for row in rows]
+    if plies != list(range(len(rows))) or len(rows) != game.ply:
+        return f"the history has rows at plies {plies[:3]}…{plies[-3:]} for a game at ply {game.ply}"
+    same = ("seat", "number", "choice", "dice_before", "rolled", "dice")
+    for roll, after in itertools.pairwise(rows):
+        if roll.kind == Move.Kind.ROLL and after.kind == Move.Kind.TURN:
+            if any(getattr(roll, f) != getattr(after, f) for f in same):
+                return f"the roll at ply {roll.ply} differs from the turn that follows it"
+        elif after.kind == Move.Kind.TURN:
+            return f"the turn at ply {after.ply} does not follow a roll"
+    if game.over and game.termination in ("resign", "timeout", "adjudication"):
+        if not rows or rows[-1].kind != Move.Kind.END or rows[-1].termination != game.termination:
+            return f"the game ended by {game.termination} but its history does not end so"
+    return None
+
+
 def check_game(game: Game) -> str | None:
-    """None when the stored state equals the replay, else what differs."""
-    record = record_of(game)
+    """None when the history is whole and the stored state equals its replay, else what differs."""
+    rows = list(game.moves.order_by("ply"))
+    problem = check_history(game, rows)
+    if problem:
+        return problem
+    record = record_of(game, rows)
     result = verify(record)
     if not result.ok:
         return result.message

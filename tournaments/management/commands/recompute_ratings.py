@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournaments.ratings import recompute_all
+from games.ratings import recompute_all
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db.models import F
 
-from tournaments.glicko2 import Rating, expected_score
+from games.glicko2 import Rating, expected_score
 from tournaments.models import RatingChange
 
 

@@ -1,0 +1,120 @@
+"""Query budgets of the turn path (issue 10), from authentication to commit, through the API and
+the site as clients use them. Tasks are not counted: they are queued after the commit.
+
+Budgets: a roll <= 7, a direction <= 9, the API GET of a game <= 4, the HTML game page <= 5.
+The tests run with real transactions (as in production, where BEGIN and COMMIT are not
+statements of the budget: they are left out), with the course already parsed by this process, as it is for a
+game someone plays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from rest_framework.authtoken.models import Token
+
+from games.models import Game
+from games.state import course_of
+
+from .factories import PASSWORD, make_user, placed_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BUDGET = {"roll": 7, "direction": 9, "api_get": 4, "page": 5}
+
+
+@pytest.fixture
+def game() -> Game:
+    game = placed_game()
+    course_of(game)  # parsed once per process, as for any game being played
+    return game
+
+
+def token(user: Any) -> str:
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def counted(call: Any) -> tuple[Any, list[str]]:
+    with CaptureQueriesContext(connection) as queries:
+        result = call()
+    return result, [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(("BEGIN", "COMMIT", "SAVEPOINT",
+                                                                                            "RELEASE"))]
+
+
+def turns(game: Game, client: Client, tokens: dict[int, str]) -> Iterator[tuple[str, Any, list[str]]]:
+    """Play the game through the API, always adding a die (or keeping three), taking the first
+    allowed direction; yields each request with its answer and its queries."""
+    while True:
+        game.refresh_from_db()
+        if game.over:
+            return
+        auth = {"HTTP_AUTHORIZATION": f"Token {tokens[game.to_move]}"}
+        seat = game.seats.get(index=game.to_move)
+        body = {"ply": game.ply, "change": "add" if len(seat.dice) < 3 else "keep", "reroll": []}
+        response, sql = counted(
+            lambda b=body, a=auth: client.post(f"/api/games/{game.pk}/roll/", b, "application/json", **a))
+        assert response.status_code == 200, response.json()
+        yield "roll", response.json(), sql
+        data = response.json()
+        if data["move"] is None:
+            allowed = [o["direction"] for o in data["options"] if o["allowed"]]
+            body = {"ply": data["ply"], "direction": allowed[0]}
+            response, sql = counted(
+                lambda b=body, a=auth: client.post(f"/api/games/{game.pk}/direction/", b, "application/json", **a))
+            assert response.status_code == 200, response.json()
+            yield "direction", response.json(), sql
+
+
+def test_a_roll_and_a_direction_stay_within_their_query_budgets(game):
+    client = Client()
+    seen: dict[tuple[str, bool], int] = {}
+    games = [game]
+    while len(seen) < 3:  # the dice decide which kinds of request a game needs: play more games until all are seen
+        assert len(games) <= 10, seen
+        tokens = {0: token(game.yellow), 1: token(game.red)}
+        for kind, answer, sql in turns(game, client, tokens):
+            if answer["status"] != "active":
+                break  # a finishing move also rates the game: not part of the budget of a turn
+            passed = answer["phase"] == "dice"  # the turn passed to the other player
+            seen[(kind, passed)] = max(seen.get((kind, passed), 0), len(sql))
+            assert len(sql) <= BUDGET[kind], f"{kind}: {len(sql)} queries\n" + "\n".join(sql)
+        game = placed_game(yellow=make_user(f"by{len(games)}"), red=make_user(f"br{len(games)}"), seed=len(games) + 3)
+        course_of(game)
+        games.append(game)
+    # every kind of request was measured: a roll that waits for its direction, a roll whose only
+    # direction was taken at once (R7, the turn passes), and a direction (the turn passes)
+    assert set(seen) == {("roll", False), ("roll", True), ("direction", True)}, seen
+
+
+def test_reading_a_game_stays_within_the_query_budgets(game):
+    tokens = {0: token(game.yellow), 1: token(game.red)}
+    client = Client()
+    response, sql = counted(lambda: client.get(f"/api/games/{game.pk}/", HTTP_AUTHORIZATION=f"Token {tokens[1]}"))
+    assert response.status_code == 200 and response.json()["your_turn"] is True
+    assert len(sql) <= BUDGET["api_get"], "\n".join(sql)
+    client.login(username=game.red.username, password=PASSWORD)
+    response, sql = counted(lambda: client.get(f"/games/{game.pk}/"))
+    assert response.status_code == 200 and b'id="dice-form"' in response.content
+    assert len(sql) <= BUDGET["page"], "\n".join(sql)
+
+
+def test_an_unchanged_game_answers_not_modified_for_almost_nothing(game):
+    """Conditional requests: a client polling a game that has not changed gets a 304 after
+    authentication and one read; after a move the ETag changes."""
+    client = Client()
+    auth = {"HTTP_AUTHORIZATION": f"Token {token(game.red)}"}
+    first = client.get(f"/api/games/{game.pk}/", **auth)
+    etag = first["ETag"]
+    response, sql = counted(lambda: client.get(f"/api/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag, **auth))
+    assert response.status_code == 304 and response["ETag"] == etag and len(sql) <= 2
+    other = client.get(f"/api/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag,
+                       HTTP_AUTHORIZATION=f"Token {token(game.yellow)}")
+    assert other.status_code == 200, "another viewer sees another version (their own options)"
+    client.post(f"/api/games/{game.pk}/roll/", {"ply": 2, "change": "add", "reroll": []}, "application/json", **auth)
+    again = client.get(f"/api/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag, **auth)
+    assert again.status_code == 200 and again["ETag"] != etag and again.json()["ply"] > 2

@@ -1,0 +1,21 @@
+"""Ratings now live in the games app (games.0007); the tables stay as they are."""
+
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ("tournaments", "0002_swiss"),
+        ("games", "0007_ratings_from_tournaments"),
+    ]
+
+    operations = [
+        migrations.SeparateDatabaseAndState(
+            state_operations=[
+                migrations.DeleteModel(name="RatingChange"),
+                migrations.DeleteModel(name="Rating"),
+            ],
+            database_operations=[],
+        ),
+    ]
