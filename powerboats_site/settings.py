@@ -7,6 +7,7 @@ on the filesystem in ``var/broker``, email to the console.
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "accounts",
     "games",
     "tournaments",
@@ -60,6 +62,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a login lockout into its page
 ]
 
 ROOT_URLCONF = "powerboats_site.urls"
@@ -96,6 +99,27 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Shared by every process on every machine: the database's table (bin/run creates it with
+# createcachetable) unless CACHE_URL names e.g. redis://host:6379/1.
+CACHES = {"default": env.cache_url("CACHE_URL", default="dbcache://powerboats_cache")}
+
+# --- no password guessing (accounts/throttle.py) -----------------------------------------
+AUTHENTICATION_BACKENDS = [
+    "accounts.throttle.LoginLockoutBackend",  # django-axes: refuses logins while locked
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # per account, and per address
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the time we announce stays true
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
+AXES_USERNAME_CALLABLE = "accounts.throttle.attempted_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_ip"
+AXES_DISABLE_ACCESS_LOG = True  # count failures only; successful logins are not logged
+AXES_VERBOSE = False
+PASSWORD_RESET_RATES = {"address": "10/hour", "email": "3/hour"}
+PROXY_COUNT = env.int("PROXY_COUNT", default=0)  # reverse proxies in front that add X-Forwarded-For
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -163,6 +187,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "EXCEPTION_HANDLER": "games.api.exception_handler",
     "PAGE_SIZE": 50,
+    "NUM_PROXIES": PROXY_COUNT,  # the client address of throttles (and of login lockouts)
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Powerboats API",
