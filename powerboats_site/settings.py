@@ -55,6 +55,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "powerboats_site.middleware.BadInputMiddleware",  # NUL bytes, huge bodies: 400/413 before anything else
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -64,6 +65,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a login lockout into its page
 ]
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024  # the largest form or JSON body; the site takes no file uploads
 
 ROOT_URLCONF = "powerboats_site.urls"
 WSGI_APPLICATION = "powerboats_site.wsgi.application"
