@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONCE, NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("POWERBOATS_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -48,6 +49,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "csp",
     "accounts",
     "games",
     "tournaments",
@@ -55,6 +57,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "powerboats_site.middleware.BadInputMiddleware",  # NUL bytes, huge bodies: 400/413 before anything else
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -65,6 +68,37 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a login lockout into its page
 ]
+
+# --- HTTPS (README "Production"): on when SITE_URL is https -------------------------------
+# gunicorn speaks plain HTTP behind a proxy that ends TLS and sets X-Forwarded-Proto.
+HTTPS = SITE_URL.startswith("https://")
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^health/$"]  # load balancers may check over plain HTTP
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env.int("HSTS_SECONDS", default=365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("HSTS_PRELOAD", default=False)
+# Asking browsers to preload HSTS is the domain owner's decision (HSTS_PRELOAD=true), not a default.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
+# Content-Security-Policy (django-csp): only this site's own files; the few inline <script>
+# and <style> blocks (the API docs page) carry the request's nonce.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+        **({"upgrade-insecure-requests": True} if HTTPS else {}),
+    },
+}
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024  # the largest form or JSON body; the site takes no file uploads
 
@@ -102,6 +136,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The demo account (demo/demo, made by ensure_demo) exists only on the embedded default:
+# SQLite and an http SITE_URL. Anywhere else ensure_demo makes none (README "Production").
+DEMO_ACCOUNT = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" and not HTTPS
 
 # Shared by every process on every machine: the database's table (bin/run creates it with
 # createcachetable) unless CACHE_URL names e.g. redis://host:6379/1.

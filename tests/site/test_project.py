@@ -63,7 +63,8 @@ def test_environment_selects_postgres_redis_and_smtp(tmp_path):
 
 
 @pytest.mark.django_db
-def test_demo_account_can_log_in(client):
+def test_demo_account_can_log_in(client, settings):
+    settings.DEMO_ACCOUNT = True  # the embedded default (tests/site/test_production.py: only there)
     call_command("ensure_demo")
     call_command("ensure_demo")  # twice in a row is fine
     assert authenticate(username="demo", password="demo") is not None
