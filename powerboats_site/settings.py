@@ -204,10 +204,19 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
         "polling_interval": 0.1,  # the default 1 s means ~0.5 s latency per task
     }
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # A task whose worker dies is delivered again once it has gone unacknowledged this long
+    # (Redis' default is an hour). Our longest tasks (pairing a 1,000-player round, a digest
+    # sweep) take well under a minute; one that runs longer is delivered a second time while
+    # it runs, which every task survives (they lock their rows and check again).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
+# The filesystem broker moves a message out of the queue when a worker takes it: a task
+# whose worker is killed is lost there, and the sweeps bring it back (docs/clocks.md).
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_ACKS_LATE = True  # acknowledge when done, not when taken
+CELERY_TASK_REJECT_ON_WORKER_LOST = True  # a worker process killed mid-task puts it back at once
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")

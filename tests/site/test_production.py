@@ -37,12 +37,24 @@ def environment(tmp_path: Path, **env: str) -> dict[str, str]:
 def settings_in(tmp_path: Path, **env: str) -> dict[str, object]:
     names = ["SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_HSTS_SECONDS",
              "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD", "SECURE_PROXY_SSL_HEADER", "DEMO_ACCOUNT",
-             "CONTENT_SECURITY_POLICY", "CACHES", "REST_FRAMEWORK", "AXES_FAILURE_LIMIT", "AXES_COOLOFF_TIME"]
+             "CONTENT_SECURITY_POLICY", "CACHES", "REST_FRAMEWORK", "AXES_FAILURE_LIMIT", "AXES_COOLOFF_TIME",
+             "CELERY_BROKER_TRANSPORT_OPTIONS", "CELERY_TASK_ACKS_LATE", "CELERY_TASK_REJECT_ON_WORKER_LOST"]
     code = ("import json; from django.conf import settings; settings._setup();"
             f"print(json.dumps({{n: getattr(settings, n) for n in {names!r}}}, default=str))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment(tmp_path, **env),
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def test_a_task_whose_worker_dies_runs_again_within_minutes_not_an_hour(tmp_path):
+    """Redis holds an unacknowledged task for visibility_timeout (an hour by default); see
+    tests/site/test_celery_redelivery.py for a worker killed mid-task."""
+    embedded = settings_in(tmp_path)
+    assert embedded["CELERY_TASK_ACKS_LATE"] is True and embedded["CELERY_TASK_REJECT_ON_WORKER_LOST"] is True
+    assert "visibility_timeout" not in embedded["CELERY_BROKER_TRANSPORT_OPTIONS"]  # the filesystem broker has none
+    redis = settings_in(tmp_path, CELERY_BROKER_URL="redis://cache.example:6379/0")
+    assert redis["CELERY_BROKER_TRANSPORT_OPTIONS"] == {"visibility_timeout": 300}
+    assert redis["CELERY_TASK_ACKS_LATE"] is True and redis["CELERY_TASK_REJECT_ON_WORKER_LOST"] is True
 
 
 def test_check_deploy_reports_no_issue_in_production(tmp_path):
