@@ -90,6 +90,17 @@ def test_the_api_token_locks_after_repeated_failures_and_unlocks_after_the_lock_
         assert response.status_code == 200 and response.json()["token"]
 
 
+def test_the_admin_login_locks_too(ann):
+    ann.is_staff = True
+    ann.save(update_fields=["is_staff"])
+    client = Client()
+    for _ in range(LIMIT):
+        client.post("/admin/login/", {"username": "ann", "password": "wrong"})
+    refused = client.post("/admin/login/", {"username": "ann", "password": RIGHT})
+    assert refused.status_code == 429 and "Too many failed logins" in refused.content.decode()
+    assert client.get("/admin/").status_code == 302, "not logged in"
+
+
 def test_failures_on_one_account_from_many_addresses_lock_the_account(ann):
     for i in range(LIMIT):
         form_login(Client(REMOTE_ADDR=f"10.0.0.{i + 1}"), "wrong")
