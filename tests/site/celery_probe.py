@@ -10,12 +10,13 @@ from pathlib import Path
 
 from powerboats_site.celery import app
 
-app.conf.broker_transport_options = {
-    **app.conf.broker_transport_options,
-    "visibility_timeout": int(os.environ.get("PROBE_VISIBILITY_TIMEOUT", "300")),
-    "unacked_restore_interval": 1,  # look for overdue messages every second, not every ~100 s
-    "unacked_restore_throttle": 1,
-}
+if "PROBE_VISIBILITY_TIMEOUT" in os.environ:  # only in the test's worker processes
+    app.conf.broker_transport_options = {
+        **app.conf.broker_transport_options,
+        "visibility_timeout": int(os.environ["PROBE_VISIBILITY_TIMEOUT"]),
+        "unacked_restore_interval": 1,  # look for overdue messages every second, not every ~100 s
+        "unacked_restore_throttle": 1,
+    }
 
 
 @app.task(name="tests.site.celery_probe.probe")

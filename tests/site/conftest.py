@@ -1,5 +1,7 @@
 import pytest
 
+collect_ignore = ["celery_probe.py"]  # imported by the worker processes of test_celery_redelivery.py only
+
 
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings) -> None:
