@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import zoneinfo
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
+
+from .names import USERNAME_HELP, name_key, validate_username, validate_username_available
 
 
 def validate_time_zone(value: str) -> None:
@@ -19,13 +22,27 @@ def validate_time_zone(value: str) -> None:
 
 class User(AbstractUser):
     """A player. ``is_bot`` marks accounts played by a program (house bots or a
-    user's own bot, like lichess BOT accounts)."""
+    user's own bot, like lichess BOT accounts).
+
+    ``name_key`` is the username with case and look-alike letters folded away
+    (accounts/names.py); its unique index keeps ``demo`` and ``dеmo`` (Cyrillic е) apart."""
 
     class EmailMode(models.TextChoices):
         EACH = "each", "every event, immediately"
         DIGEST = "digest", "one daily digest of the games where it is my turn"
         NONE = "none", "no email"
 
+    username = models.CharField(
+        "username",
+        max_length=150,  # names from before the 30-character rule stay valid
+        unique=True,
+        help_text=USERNAME_HELP,
+        validators=[validate_username, validate_username_available],
+        error_messages={"unique": "A user with that username already exists."},
+    )
+    name_key = models.TextField(
+        unique=True, editable=False, help_text="the username's TR39 skeleton with case folded (accounts/names.py)"
+    )
     is_bot = models.BooleanField(default=False, help_text="played by a program")
     bot_level = models.CharField(
         max_length=8, blank=True, default="", help_text="house bots only: easy, normal or strong (moved by the site)"
@@ -47,6 +64,18 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Keep ``name_key`` in step with ``username``, whichever way the user is saved."""
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "username" in update_fields:
+            key = name_key(self.username)
+            # a clash from before the rule keeps its "#id" suffix (migration 0006)
+            if self.name_key.partition("#")[0] != key:
+                self.name_key = key
+                if update_fields is not None:
+                    kwargs["update_fields"] = {*update_fields, "name_key"}
+        super().save(*args, **kwargs)
 
     @property
     def tz(self) -> zoneinfo.ZoneInfo:

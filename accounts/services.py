@@ -8,15 +8,29 @@ from .models import User
 
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo"
+DEMO_EMAIL = "demo@example.invalid"
 
 
 @transaction.atomic
 def user_ensure_demo() -> User:
     """The demo player, created if missing; its password is reset to 'demo'."""
-    user, _ = User.objects.get_or_create(username=DEMO_USERNAME, defaults={"email": "demo@example.invalid"})
+    user, _ = User.objects.get_or_create(username=DEMO_USERNAME, defaults={"email": DEMO_EMAIL})
     user.set_password(DEMO_PASSWORD)
     user.save(update_fields=["password"])
     return user
+
+
+@transaction.atomic
+def user_disable_demo() -> bool:
+    """Where no demo account belongs (``settings.DEMO_ACCOUNT`` is false), one made by an
+    earlier run can no longer log in. A person who chose the name "demo" is left alone: only
+    the account with the demo's own email address is touched. True if one was disabled."""
+    user = User.objects.select_for_update().filter(username=DEMO_USERNAME, email=DEMO_EMAIL).first()
+    if user is None or not user.has_usable_password():
+        return False
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    return True
 
 
 HOUSE_BOTS = {

@@ -41,6 +41,7 @@ def setup_database(url: str, name: str, keep: bool) -> str:
 def fill(players: int, games: int, seed: int) -> None:
     from django.db import connection
 
+    from accounts.names import name_key
     from games import glicko2
     from games.ratings import MAX_DEVIATION, MIN_DEVIATION, RATING_PERIOD
 
@@ -54,11 +55,11 @@ def fill(players: int, games: int, seed: int) -> None:
         with raw.cursor().copy(
             "COPY accounts_user (id, password, is_superuser, username, first_name, last_name, email, is_staff, "
             "is_active, date_joined, is_bot, bot_level, time_zone, email_mode, digest_hour, reminder_hours, "
-            "vacation_days_per_year) FROM STDIN"
+            "vacation_days_per_year, name_key) FROM STDIN"
         ) as copy:
             for i in range(players):
                 copy.write_row((100 + i, "!", False, f"player{i:06d}", "", "", f"p{i}@example.com", False, True,
-                                start, False, "", "UTC", "each", 8, 24, 14))
+                                start, False, "", "UTC", "each", 8, 24, 14, name_key(f"player{i:06d}")))
         print(f"  {players:,} players in {time.perf_counter() - t0:.1f} s")
         # the games, in time order, rated as they happen
         t0 = time.perf_counter()

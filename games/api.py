@@ -417,14 +417,23 @@ class PlayBot(APIView):
 
 
 class RegisterIn(serializers.Serializer):  # type: ignore[type-arg]
-    username = serializers.RegexField(r"^[\w.@+-]{1,150}$")
+    username = serializers.CharField(
+        min_length=3, max_length=30, trim_whitespace=False,
+        help_text="3 to 30 characters: letters, digits and @ . + - _; a name that looks like one already taken is refused",
+    )
     email = serializers.EmailField(required=False, allow_blank=True, default="")
     password = serializers.CharField(min_length=10, write_only=True)
     is_bot = serializers.BooleanField(default=False, help_text="a BOT account, played by your program")
 
     def validate_username(self, value: str) -> str:
-        if User.objects.filter(username__iexact=value).exists():
-            raise serializers.ValidationError("that username is taken")
+        from django.core.exceptions import ValidationError as DjangoValidationError
+
+        from accounts.names import validate_new_username  # one rule for every way of making an account
+
+        try:
+            validate_new_username(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
         return value
 
 

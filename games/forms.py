@@ -16,11 +16,17 @@ User = get_user_model()
 
 
 class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
+    """The name rules are on ``User.username`` (accounts/names.py)."""
+
     email = forms.EmailField(required=True, help_text="for your-turn emails and password resets")
 
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
         model = User
         fields = ("username", "email")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].strip = False  # "ann\n" is refused, as by the API, not quietly cut to "ann"
 
 
 class ChallengeForm(forms.Form):

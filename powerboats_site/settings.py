@@ -7,9 +7,11 @@ on the filesystem in ``var/broker``, email to the console.
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONCE, NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("POWERBOATS_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -46,6 +48,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "csp",
     "accounts",
     "games",
     "tournaments",
@@ -53,6 +57,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "powerboats_site.middleware.BadInputMiddleware",  # NUL bytes, huge bodies: 400/413 before anything else
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -60,7 +66,41 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a login lockout into its page
 ]
+
+# --- HTTPS (README "Production"): on when SITE_URL is https -------------------------------
+# gunicorn speaks plain HTTP behind a proxy that ends TLS and sets X-Forwarded-Proto.
+HTTPS = SITE_URL.startswith("https://")
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^health/$"]  # load balancers may check over plain HTTP
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env.int("HSTS_SECONDS", default=365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("HSTS_PRELOAD", default=False)
+# Asking browsers to preload HSTS is the domain owner's decision (HSTS_PRELOAD=true), not a default.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
+# Content-Security-Policy (django-csp): only this site's own files; the few inline <script>
+# and <style> blocks (the API docs page) carry the request's nonce.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+        **({"upgrade-insecure-requests": True} if HTTPS else {}),
+    },
+}
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024  # the largest form or JSON body; the site takes no file uploads
 
 ROOT_URLCONF = "powerboats_site.urls"
 WSGI_APPLICATION = "powerboats_site.wsgi.application"
@@ -96,6 +136,31 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The demo account (demo/demo, made by ensure_demo) exists only on the embedded default:
+# SQLite and an http SITE_URL. Anywhere else ensure_demo makes none (README "Production").
+DEMO_ACCOUNT = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" and not HTTPS
+
+# Shared by every process on every machine: the database's table (bin/run creates it with
+# createcachetable) unless CACHE_URL names e.g. redis://host:6379/1.
+CACHES = {"default": env.cache_url("CACHE_URL", default="dbcache://powerboats_cache")}
+
+# --- no password guessing (accounts/throttle.py) -----------------------------------------
+AUTHENTICATION_BACKENDS = [
+    "accounts.throttle.LoginLockoutBackend",  # django-axes: refuses logins while locked
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # per account, and per address
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the time we announce stays true
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
+AXES_USERNAME_CALLABLE = "accounts.throttle.attempted_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_ip"
+AXES_DISABLE_ACCESS_LOG = True  # count failures only; successful logins are not logged
+AXES_VERBOSE = False
+PASSWORD_RESET_RATES = {"address": "10/hour", "email": "3/hour"}
+PROXY_COUNT = env.int("PROXY_COUNT", default=0)  # reverse proxies in front that add X-Forwarded-For
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -139,10 +204,19 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
         "polling_interval": 0.1,  # the default 1 s means ~0.5 s latency per task
     }
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # A task whose worker dies is delivered again once it has gone unacknowledged this long
+    # (Redis' default is an hour). Our longest tasks (pairing a 1,000-player round, a digest
+    # sweep) take well under a minute; one that runs longer is delivered a second time while
+    # it runs, which every task survives (they lock their rows and check again).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
+# The filesystem broker moves a message out of the queue when a worker takes it: a task
+# whose worker is killed is lost there, and the sweeps bring it back (docs/clocks.md).
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_ACKS_LATE = True  # acknowledge when done, not when taken
+CELERY_TASK_REJECT_ON_WORKER_LOST = True  # a worker process killed mid-task puts it back at once
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -163,6 +237,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "EXCEPTION_HANDLER": "games.api.exception_handler",
     "PAGE_SIZE": 50,
+    "NUM_PROXIES": PROXY_COUNT,  # the client address of throttles (and of login lockouts)
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Powerboats API",

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from accounts.views import PasswordResetView
 from games import views as game_views
 from tournaments.urls import api_urlpatterns as rating_api
 
@@ -11,6 +12,7 @@ urlpatterns = [
     path("api/", include("games.api_urls")),
     path("api/", include(rating_api)),
     path("", include("tournaments.urls")),
+    path("accounts/password_reset/", PasswordResetView.as_view(), name="password_reset"),  # rate-limited
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -56,14 +56,15 @@ def test_environment_selects_postgres_redis_and_smtp(tmp_path):
         tmp_path,
     )
     assert s["db"] == "django.db.backends.postgresql" and s["name"] == "pb"
-    assert s["broker"] == "redis://cache.example:6379/0" and s["opts"] == {}
+    assert s["broker"] == "redis://cache.example:6379/0" and s["opts"] == {"visibility_timeout": 300}
     assert s["email"] == "django.core.mail.backends.smtp.EmailBackend"
     assert s["debug"] is True and s["key"] == "x" * 50
     assert s["hosts"] == ["powerboats.example", "www.powerboats.example"]
 
 
 @pytest.mark.django_db
-def test_demo_account_can_log_in(client):
+def test_demo_account_can_log_in(client, settings):
+    settings.DEMO_ACCOUNT = True  # the embedded default (tests/site/test_production.py: only there)
     call_command("ensure_demo")
     call_command("ensure_demo")  # twice in a row is fine
     assert authenticate(username="demo", password="demo") is not None

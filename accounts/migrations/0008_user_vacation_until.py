@@ -14,7 +14,7 @@ def fill(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("accounts", "0004_house_bots"),
+        ("accounts", "0007_user_name_key_unique"),
     ]
 
     operations = [

@@ -1,0 +1,27 @@
+"""Account pages that differ from Django's: password reset with a rate limit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import views as auth_views
+from django.http import HttpResponse
+
+from .throttle import password_reset_refusal
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's view; a request beyond ``PASSWORD_RESET_RATES`` gets the form back with a
+    message (429, ``Retry-After``) and no email; an invalid form is a 400."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        refusal = password_reset_refusal(self.request, form.cleaned_data["email"])
+        if refusal is None:
+            return super().form_valid(form)
+        message, seconds = refusal
+        response = self.render_to_response(self.get_context_data(form=form, refusal=message), status=429)
+        response["Retry-After"] = str(seconds)
+        return response
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        return self.render_to_response(self.get_context_data(form=form), status=400)

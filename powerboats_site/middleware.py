@@ -1,0 +1,92 @@
+"""Input that no view can use is refused at the edge, before any view or database sees it.
+
+* A path or query string holding a NUL (``%00``) or a lone surrogate: PostgreSQL's driver
+  cannot send either, so a view would fail with a 500. Answer 400 naming the parameter.
+* A body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``: 413, decided from ``Content-Length``
+  before anything reads the body (and from Django's ``RequestDataTooBig`` if a view gets
+  there first).
+* More query parameters than ``DATA_UPLOAD_MAX_NUMBER_FIELDS``: 400.
+
+Under ``/api/`` the answer is the API's error JSON ``{"code", "message", "field"?}``;
+elsewhere a plain page (templates/400.html).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import Resolver404, resolve
+
+_UNUSABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _describe(text: str) -> str:
+    char = _UNUSABLE.search(text)
+    return "a NUL character (%00)" if char is None or char.group() == "\x00" else "a character that is not valid text"
+
+
+def _refuse(request: HttpRequest, status: int, code: str, message: str, field: str | None = None) -> HttpResponse:
+    if request.path_info.startswith("/api/"):
+        body = {"code": code, "message": message}
+        if field is not None:
+            body["field"] = field
+        return JsonResponse(body, status=status)
+    title = "Request too large" if status == 413 else "Bad request"
+    return render(request, "400.html", {"title": title, "message": message}, status=status)
+
+
+class BadInputMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.refusal(request) or self.get_response(request)
+
+    def refusal(self, request: HttpRequest) -> HttpResponse | None:
+        if _UNUSABLE.search(request.path_info):
+            field = self._path_parameter(request.path_info)
+            return _refuse(request, 400, "invalid", f"{field}: must not contain {_describe(request.path_info)}", field)
+        try:
+            query = list(request.GET.lists())
+        except TooManyFieldsSent:
+            return _refuse(request, 400, "invalid",
+                           f"too many query parameters (at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS})")
+        for name, values in query:
+            for text in [name, *values]:
+                if _UNUSABLE.search(text):
+                    field = "query" if _UNUSABLE.search(name) else name
+                    return _refuse(request, 400, "invalid", f"{field}: must not contain {_describe(text)}", field)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if settings.DATA_UPLOAD_MAX_MEMORY_SIZE is not None and length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            return self.too_large(request)
+        return None
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, RequestDataTooBig):
+            return self.too_large(request)
+        return None
+
+    @staticmethod
+    def too_large(request: HttpRequest) -> HttpResponse:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0
+        return _refuse(request, 413, "too_large", f"the request body is larger than {limit // 1024} KiB")
+
+    @staticmethod
+    def _path_parameter(path: str) -> str:
+        """The name of the URL parameter that holds the bad character, else ``path``."""
+        try:
+            match = resolve(path)
+        except Resolver404:
+            return "path"
+        for name, value in match.kwargs.items():
+            if isinstance(value, str) and _UNUSABLE.search(value):
+                return name
+        return "path"
