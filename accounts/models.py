@@ -61,6 +61,10 @@ class User(AbstractUser):
 
     class Meta:
         ordering = ["username"]
+        indexes = [
+            # the digest task (every 15 minutes) reads only the players who chose a daily digest
+            models.Index(fields=["digest_hour"], condition=models.Q(email_mode="digest"), name="user_digest"),
+        ]
 
     def __str__(self) -> str:
         return self.username

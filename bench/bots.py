@@ -21,6 +21,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+sys.path.pop(0)  # not bench/: its http.py would hide the standard library's
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.engine import RandomDice, new_course

@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.pop(0)  # not bench/: its http.py would hide the standard library's
 sys.path.insert(0, str(ROOT))
 
 

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.pop(0)  # not bench/: its http.py would hide the standard library's
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tournaments import trf

@@ -81,12 +81,17 @@ def sweep_clocks() -> dict[str, int]:
     return {"timed_out": timed_out, "reminded": reminded, "requeued": requeued}
 
 
+def digest_readers() -> Any:
+    """Players who chose one daily digest (index ``user_digest``)."""
+    return User.objects.filter(email_mode=User.EmailMode.DIGEST, is_bot=False).exclude(email="")
+
+
 @shared_task
 def send_digests() -> int:
     """Every 15 minutes (beat): the daily digest of users whose local digest hour has come."""
     now = timezone.now()
     sent = 0
-    for user in User.objects.filter(email_mode=User.EmailMode.DIGEST, is_bot=False).exclude(email=""):
+    for user in digest_readers():
         local_now = timezone.localtime(now, user.tz)
         if local_now.hour < user.digest_hour:
             continue
