@@ -270,16 +270,28 @@ def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> st
             rnd.closed_at = now
             rnd.save(update_fields=["status", "closed_at"])
             if rnd.number >= t.rounds:
-                t.status = Tournament.Status.FINISHED
-                t.finished_at = now
-                t.save(update_fields=["status", "finished_at"])
-                transaction.on_commit(lambda: _tell_winners(t.pk))
+                _finish(t, now)
                 return "finished"
         scheduled = t.starts_at + timedelta(days=t.round_days) * rnd.number
         if not t.pair_at_once and now < scheduled:
             return "closed"
-        _new_round(t, rnd.number + 1, now)
+        try:
+            with transaction.atomic():  # a savepoint: a round that cannot be paired leaves nothing behind
+                _new_round(t, rnd.number + 1, now)
+        except PairingError as exc:
+            # no legal pairing (e.g. every pairing left would repeat a game, C.04.3's absolute
+            # criteria): the tournament ends with the rounds played
+            log.warning("tournament %s ends after round %s: %s", t.pk, rnd.number, exc)
+            _finish(t, now)
+            return "finished"
         return "paired"
+
+
+def _finish(t: Tournament, now: datetime) -> None:
+    t.status = Tournament.Status.FINISHED
+    t.finished_at = now
+    t.save(update_fields=["status", "finished_at"])
+    transaction.on_commit(lambda: _tell_winners(t.pk))
 
 
 def _tell_winners(tournament_id: int) -> None:

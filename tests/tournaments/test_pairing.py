@@ -250,3 +250,13 @@ def test_trf_round_trip(tmp_path):
         [(c.opponent, c.color, c.result) for c in p.cells] for p in t.players
     ]
     assert again.rounds == 3 and again.first_color == "w"
+
+
+def test_when_every_pairing_would_repeat_a_game_there_is_no_pairing():
+    """Four players who have all met: C.04.3's absolute criterion C1 leaves no pairing, and the
+    engine's empty answer is an error, not a round without boards."""
+    t = field(4, rounds=4)
+    for boards in (((1, 3), (4, 2)), ((2, 1), (3, 4)), ((1, 4), (2, 3))):
+        play(t, Pairing(len(t.player(1).cells) + 1, boards, None))
+    with pytest.raises(PairingError, match="no legal pairing for round 4"):
+        pair(t)

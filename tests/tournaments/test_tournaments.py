@@ -310,3 +310,19 @@ def test_a_tie_break_order_is_checked_in_the_service_the_api_and_the_form():
                                           "entry": "open", "late_entry_until_round": 0, "late_entry_byes": "zero",
                                           "requested_bye_points": "half", "tiebreaks": "BH MAGIC"})
     assert form.status_code == 400 and "unknown tie-break MAGIC" in form.content.decode()
+
+
+def test_a_tournament_without_a_legal_next_round_ends_with_the_rounds_played(caplog):
+    """Four players, four rounds: after three rounds everyone has met everyone, so round 4
+    cannot be paired (C.04.3 C1); the tournament finishes instead of closing an empty round."""
+    t, _ = tournament(4, rounds=4)
+    services.tournament_start(tournament_id=t.pk, now=T0)
+    for _ in range(2):
+        finish_round(t)
+        assert services.tournament_advance(tournament_id=t.pk, now=T0) == "paired"
+    finish_round(t)
+    assert services.tournament_advance(tournament_id=t.pk, now=T0) == "finished"
+    t.refresh_from_db()
+    assert t.status == "finished" and list(t.round_set.values_list("number", "status")) == [
+        (1, "closed"), (2, "closed"), (3, "closed")]
+    assert "ends after round 3: no legal pairing for round 4" in caplog.text

@@ -121,7 +121,11 @@ def pair_tournament(t: trf.Tournament) -> Pairing:
     if result.returncode != 0 or not result.stdout.strip():
         detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
         raise PairingError(f"no pairing for round {round_number}: {detail[0]}")
-    return parse_output(result.stdout, round_number)
+    pairing = parse_output(result.stdout, round_number)
+    if not pairing.boards and pairing.bye is None:  # gacrux prints "0" when none exists
+        raise PairingError(f"no legal pairing for round {round_number}: every way of pairing the "
+                           f"{len(present)} players breaks an absolute criterion (C.04.3), e.g. repeats a game")
+    return pairing
 
 
 def pair_text(text: str) -> Pairing:
