@@ -43,11 +43,12 @@ def worked_example() -> trf.Tournament:
                       {(1, 3): "U", (2, 5): "H", (3, 3): "Z"})
 
 
-def run_gacrux(path: Path, order: list[str]) -> dict[int, tuple[int, list[str]]]:
-    """gacrux's tie-break checker with the C.07 rules of 2026 (/V2026 on the Buchholz family)."""
+def run_gacrux(path: Path, order: list[str], rounds: int) -> dict[int, tuple[int, list[str]]]:
+    """gacrux's tie-break checker with the C.07 rules of 2026 (/V2026 on the Buchholz family),
+    after ``rounds`` rounds."""
     codes = ["PTS", *(f"{c}/V2026" if c.startswith(("BH", "SB")) else c for c in order)]
-    out = subprocess.run([sys.executable, "-m", "gacrux.tiebreakchecker", "-i", str(path), "-b", "utf-8", "-t", *codes,
-                          "-d", "C", "-r"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "gacrux.tiebreakchecker", "-i", str(path), "-b", "utf-8", "-n",
+                          str(rounds), "-t", *codes, "-d", "C", "-r"], capture_output=True, text=True, check=True).stdout
     lines = [line.split(",") for line in out.splitlines() if line and line[0].isdigit()]
     return {int(cells[1]): (int(cells[0]), cells[2:]) for cells in lines}
 
@@ -70,7 +71,7 @@ def same(a: str, b: str) -> bool:
 def assert_agrees_with_gacrux(t: trf.Tournament, order: list[str], tmp_path: Path) -> None:
     path = tmp_path / "t.trf"
     path.write_text(trf.dump(t), encoding="utf-8")
-    mine, theirs = ours(path, order), run_gacrux(path, order)
+    mine, theirs = ours(path, order), run_gacrux(path, order, t.rounds_played)
     assert mine.keys() == theirs.keys()
     for number, (rank, values) in mine.items():
         their_rank, their_values = theirs[number]
