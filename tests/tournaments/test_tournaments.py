@@ -15,10 +15,11 @@ from games import services as game_services
 from games.errors import Conflict, ServiceError
 from games.models import Game, Seat
 from tests.games.factories import PASSWORD, make_user
-from tournaments import services, trf
+from tournaments import selectors, services, trf
 from tournaments.models import Entry, Registration, Round, Tournament
 from tournaments.selectors import tournament_standings as standings
 from tournaments.simulate import end_game
+from tournaments.standings import compute
 from tournaments.tasks import tournament_advance, tournament_tick
 
 pytestmark = pytest.mark.django_db
@@ -220,6 +221,9 @@ def test_buoy_points_damage_and_direct_encounter_break_remaining_ties():
     assert {r.registration.user.username: r.values["DMG"] for r in table} == {"W": 2, "X": 0, "Y": 0, "Z": 0}
     y, z = table[2], table[3]
     assert y.rank == z.rank == 3 and y.values["DE"] == z.values["DE"] == 0  # they met and drew: still equal
+    exported = trf.parse(selectors.tournament_trf_export(t))  # PBS records carry them to the command
+    assert exported.buoys_damage == {1: (3, 2), 2: (3, 0), 3: (1, 0), 4: (1, 0)}
+    assert [r.number for r in compute(exported, t.tiebreak_order)] == [2, 1, 3, 4]
 
 
 def test_trf_export_reads_back():
