@@ -21,7 +21,7 @@ from games.ratings import display as rating_display
 
 from . import selectors, services
 from .models import TOURNAMENT_SETTINGS, Rating, Tournament
-from .standings import standings
+from .standings import TIEBREAKS
 
 User = get_user_model()
 
@@ -86,6 +86,11 @@ class PlayerView(APIView):
 
 
 class TournamentIn(serializers.ModelSerializer):  # type: ignore[type-arg]
+    tiebreaks = serializers.CharField(
+        required=False, allow_blank=True, max_length=60,
+        help_text="tie-breaks after the score, in order, space-separated FIDE C.07 codes: " + ", ".join(TIEBREAKS),
+    )
+
     class Meta:
         model = Tournament
         fields = TOURNAMENT_SETTINGS
@@ -100,15 +105,15 @@ def tournament_summary(t: Tournament) -> dict[str, Any]:
 
 
 def tournament_detail(t: Tournament) -> dict[str, Any]:
-    table = standings(t)
+    table = selectors.tournament_standings(t)
     return {
         **tournament_summary(t),
         **TournamentIn(t).data,
         "first_color": t.first_color,
+        "tiebreak_order": list(t.tiebreak_order),
         "standings": [
-            {"rank": r.rank, "username": r.registration.user.username, "score": r.score,
-             "buchholz_cut1": r.buchholz_cut1, "buchholz": r.buchholz, "sonneborn_berger": r.sonneborn_berger,
-             "buoy_points": r.buoy_points, "damage": r.damage, "direct_encounter": r.direct,
+            {"rank": r.rank, "start_number": r.start_number, "username": r.registration.user.username,
+             "score": r.score, "tiebreaks": r.values, "buoy_points": r.buoy_points, "damage": r.damage,
              "withdrawn": r.registration.withdrawn_after is not None}
             for r in table
         ],
@@ -185,9 +190,10 @@ class TournamentAction(APIView):
 class TournamentTrf(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR}, summary="The tournament as FIDE TRF-16")
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR},
+                   summary="The tournament as FIDE TRF-16 (UTF-8, with XXR, XXC, 152 and PBS records)")
     def get(self, request: Request, tournament_id: int) -> HttpResponse:
         t = get_object_or_404(Tournament, pk=tournament_id)
-        return HttpResponse(services.trf_ranked(t), content_type="text/plain; charset=latin-1")
+        return HttpResponse(selectors.tournament_trf_export(t), content_type="text/plain; charset=utf-8")
 
 

@@ -8,6 +8,7 @@ from django.utils import timezone
 from games.models import DAYS_PER_MOVE, GRACE_DAYS
 
 from .models import TOURNAMENT_SETTINGS, Tournament
+from .standings import TIEBREAKS, parse_order
 
 
 class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
@@ -23,10 +24,20 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
             "grace_days": forms.Select(choices=[(d, d) for d in GRACE_DAYS]),
             "lake_side": forms.Select(choices=[("standard", "standard"), ("expert", "expert")]),
             "description": forms.Textarea(attrs={"rows": 3}),
+            "tiebreaks": forms.TextInput(attrs={"size": 40}),
         }
+        labels = {"tiebreaks": "Tie-breaks, in order"}
+        help_texts = {"tiebreaks": "After the score, space-separated, from: " + "; ".join(
+            f"{code} {name}" for code, name in TIEBREAKS.items())}
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         now = timezone.now().replace(second=0, microsecond=0)
         self.fields["registration_closes_at"].initial = now + timedelta(days=7)
         self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)
+
+    def clean_tiebreaks(self) -> str:
+        try:
+            return " ".join(parse_order(self.cleaned_data.get("tiebreaks") or ""))
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None

@@ -9,6 +9,8 @@ from django.utils import timezone
 # Ratings live with games (finishing a game rates it); re-exported for the leaderboards here.
 from games.models import PROVISIONAL_DEVIATION, Rating, RatingChange
 
+from .standings import DEFAULT_ORDER, parse_order
+
 __all__ = ["PROVISIONAL_DEVIATION", "Entry", "Rating", "RatingChange", "Registration", "Round", "Tournament"]
 
 
@@ -58,10 +60,18 @@ class Tournament(models.Model):
     late_entry_byes = models.CharField(max_length=4, choices=ByePoints.choices, default=ByePoints.ZERO,
                                        help_text="what a late entrant scores for each round missed")
     requested_bye_points = models.CharField(max_length=4, choices=ByePoints.choices, default=ByePoints.HALF)
+    tiebreaks = models.CharField(
+        max_length=60, blank=True, default=" ".join(DEFAULT_ORDER),
+        help_text="tie-breaks after the score, in order: FIDE C.07 codes (docs/tournaments.md)",
+    )
 
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.REGISTRATION, db_index=True)
     current_round = models.PositiveSmallIntegerField(default=0)
-    first_color = models.CharField(max_length=1, default="w", help_text="the colour of the top seed in round 1, by lot")
+    first_color = models.CharField(
+        max_length=1, default="w",
+        help_text="the initial colour, drawn by lot at the start (C.04.3): Red (w) or Yellow (b) for the "
+                  "higher-ranked player of each round-1 board with an odd pairing number; given to the "
+                  "pairing engine and written to the TRF (XXC, 152)")
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -72,6 +82,10 @@ class Tournament(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def tiebreak_order(self) -> tuple[str, ...]:
+        return parse_order(self.tiebreaks)
+
     def ranking(self) -> list[Registration]:
         """The initial ranking: rating at entry, then name. TRF start numbers follow it."""
         return sorted(self.registrations.select_related("user"), key=lambda r: (-r.rating, r.user.username.lower()))
@@ -81,7 +95,7 @@ class Tournament(models.Model):
 TOURNAMENT_SETTINGS = [
     "name", "description", "rounds", "days_per_move", "grace_days", "vacation_allowed", "registration_closes_at",
     "starts_at", "round_days", "pair_at_once", "rated", "lake_side", "course_mode", "min_players", "max_players",
-    "entry", "late_entry_until_round", "late_entry_byes", "requested_bye_points",
+    "entry", "late_entry_until_round", "late_entry_byes", "requested_bye_points", "tiebreaks",
 ]
 
 

@@ -1,14 +1,18 @@
-"""Reads for ratings and leaderboards."""
+"""Reads for ratings, leaderboards and tournaments (their TRF and their standings)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from .models import PROVISIONAL_DEVIATION, Rating, RatingChange
+from games.models import Seat
+
+from . import standings, trf
+from .models import PROVISIONAL_DEVIATION, Entry, Rating, RatingChange, Registration, Round, Tournament
 
 ACTIVE_DAYS = 90  # the leaderboard shows players with a rated game in this many days
 MIN_GAMES_FOR_POINTS = 5
@@ -74,3 +78,94 @@ def history_svg(changes: list[RatingChange], width: int = 640, height: int = 200
         f'{"".join(ticks)}<polyline points="{points}"/>{dots}'
         f'<text x="{pad}" y="{height - 4}" class="tick">{len(changes)} rated games</text></svg>'
     )
+
+
+# --- tournaments ------------------------------------------------------------------------------
+
+PLAYED = {"1", "0", "="}
+
+
+def tournament_trf(t: Tournament, *, game_points: bool = False) -> tuple[trf.Tournament, dict[int, Registration]]:
+    """The tournament as a TRF over its closed rounds, and start number → registration.
+
+    Start numbers follow the initial ranking (rating at entry, then name); a late entry takes
+    its place in it, and its missed rounds are absences (``Z`` or ``H``), so every earlier round
+    pairs the same from the file. ``first_color`` is the colour drawn at the start. With
+    ``game_points`` the ``PBS`` figures (game points and damage, R14) of the games over the board
+    are filled in, for the standings."""
+    regs = [r for r in t.ranking() if r.entries.exists() or not r.removed]
+    numbers = {r.pk: i + 1 for i, r in enumerate(regs)}
+    rounds = list(t.round_set.filter(status=Round.Status.CLOSED).order_by("number").values_list("number", flat=True))
+    cells: dict[int, dict[int, trf.Cell]] = {r.pk: {} for r in regs}
+    game_ids: dict[int, list[int]] = {r.pk: [] for r in regs}
+    for e in Entry.objects.filter(round__tournament=t, round__number__in=rounds).select_related("round"):
+        if e.registration_id not in cells:
+            continue
+        opponent = numbers.get(e.opponent_id) if e.opponent_id else None
+        cells[e.registration_id][e.round.number] = trf.Cell(opponent, e.color if opponent else "-", e.code or "Z")
+        if e.game_id and e.code in PLAYED:
+            game_ids[e.registration_id].append(e.game_id)
+    players = []
+    for r in regs:
+        row = [cells[r.pk].get(n, trf.Cell(None, "-", "Z")) for n in rounds]
+        players.append(trf.Player(number=numbers[r.pk], name=r.user.username, rating=round(r.rating), cells=row))
+    out = trf.Tournament(name=t.name, rounds=t.rounds, players=players, first_color=t.first_color,
+                         start=t.started_at.date().isoformat() if t.started_at else "",
+                         arbiter=t.director.username, time_control=f"{t.days_per_move} days per move")
+    if game_points:
+        seats = {(s.game_id, s.user_id): s for s in
+                 Seat.objects.filter(game_id__in=[g for ids in game_ids.values() for g in ids])}
+        for r in regs:
+            mine = [seats[(g, r.user_id)] for g in game_ids[r.pk] if (g, r.user_id) in seats]
+            out.buoys_damage[numbers[r.pk]] = (sum(s.points for s in mine), sum(s.damage for s in mine))
+    return out, {numbers[r.pk]: r for r in regs}
+
+
+@dataclass
+class TableCell:
+    """A cross-table cell: one player's closed round as the site has it (with the game)."""
+
+    round: int
+    opponent: Registration | None
+    color: str
+    code: str
+    game_id: int | None = None
+
+
+@dataclass
+class StandingRow:
+    registration: Registration
+    start_number: int
+    rank: int
+    score: float
+    values: dict[str, standings.Value]  # by tie-break code, in the tournament's order
+    buoy_points: int
+    damage: int
+    cells: dict[int, TableCell] = field(default_factory=dict)
+
+
+def tournament_standings(t: Tournament) -> list[StandingRow]:
+    """The standings after the closed rounds, by the tournament's tie-break order: the TRF of
+    the tournament ranked by ``tournaments.standings`` (the same code as the command)."""
+    data, by_number = tournament_trf(t, game_points=True)
+    rows = []
+    for s in standings.compute(data, t.tiebreak_order):
+        points, damage = data.buoys_damage.get(s.number, (0, 0))
+        rows.append(StandingRow(by_number[s.number], s.number, s.rank, s.points, s.values, points, damage))
+    by_registration = {row.registration.pk: row for row in rows}
+    closed = Entry.objects.filter(round__tournament=t, round__status=Round.Status.CLOSED)
+    for e in closed.select_related("round", "opponent__user"):
+        row = by_registration.get(e.registration_id)
+        if row is not None:
+            row.cells[e.round.number] = TableCell(e.round.number, e.opponent, e.color, e.code, e.game_id)
+    return rows
+
+
+def tournament_trf_export(t: Tournament) -> str:
+    """The TRF export: the closed rounds, each player's place in the standings as the rank,
+    game points and damage as ``PBS`` records."""
+    data, _ = tournament_trf(t, game_points=True)
+    places = {s.number: s.rank for s in standings.compute(data, t.tiebreak_order)}
+    for player in data.players:
+        player.rank = places.get(player.number, 0)
+    return trf.dump(data)

@@ -20,10 +20,10 @@ from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.models import COLORS, DAYS_PER_MOVE, GRACE_DAYS, Game
 from games.state import course_data
 
-from . import trf
 from .models import Entry, Registration, Round, Tournament
 from .pairing import PairingError, pair
-from .selectors import rating_of
+from .selectors import rating_of, tournament_standings, tournament_trf
+from .standings import parse_order
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -50,6 +50,11 @@ def _check(fields: dict[str, Any]) -> None:
         raise ServiceError("at least 2 players, and no more than the maximum", "min_players")
     if fields.get("late_entry_until_round", 0) > fields.get("rounds", 5):
         raise ServiceError("late entries can only be allowed up to the last round", "late_entry_until_round")
+    if "tiebreaks" in fields:
+        try:
+            fields["tiebreaks"] = " ".join(parse_order(fields["tiebreaks"] or ""))
+        except ValueError as exc:
+            raise ServiceError(str(exc), "tiebreaks") from None
 
 
 @transaction.atomic
@@ -137,47 +142,13 @@ def tournament_set_bye(*, director: Any, tournament_id: int, user: Any, round_nu
     return registration
 
 
-# --- the TRF of a tournament ----------------------------------------------------------------
-
-
-def to_trf(t: Tournament, upto: int | None = None) -> tuple[trf.Tournament, dict[int, Registration]]:
-    """The tournament as TRF (closed rounds, or the first ``upto``), and start number → registration."""
-    regs = [r for r in t.ranking() if r.entries.exists() or not r.removed]
-    numbers = {r.pk: i + 1 for i, r in enumerate(regs)}
-    closed = [rnd.number for rnd in t.round_set.order_by("number") if rnd.status == Round.Status.CLOSED]
-    rounds = closed if upto is None else [n for n in closed if n <= upto]
-    cells: dict[int, dict[int, trf.Cell]] = {r.pk: {} for r in regs}
-    for e in Entry.objects.filter(round__tournament=t, round__number__in=rounds).select_related("round"):
-        if e.registration_id not in cells:
-            continue
-        opponent = numbers.get(e.opponent_id) if e.opponent_id else None
-        cells[e.registration_id][e.round.number] = trf.Cell(opponent, e.color if opponent else "-", e.code or "Z")
-    players = []
-    for r in regs:
-        row = [cells[r.pk].get(n, trf.Cell(None, "-", "Z")) for n in rounds]
-        players.append(trf.Player(number=numbers[r.pk], name=r.user.username, rating=round(r.rating), cells=row))
-    out = trf.Tournament(name=t.name, rounds=t.rounds, players=players, first_color=t.first_color,
-                         start=t.started_at.date().isoformat() if t.started_at else "",
-                         arbiter=t.director.username, time_control=f"{t.days_per_move} days per move")
-    return out, {numbers[r.pk]: r for r in regs}
-
-
-def trf_ranked(t: Tournament) -> str:
-    """The TRF-16 export with the final (or current) rank of each player filled in."""
-    from .standings import standings
-
-    data, by_number = to_trf(t)
-    places = {row.registration.pk: row.rank for row in standings(t)}
-    for player in data.players:
-        player.rank = places.get(by_number[player.number].pk, 0)
-    return trf.dump(data)
-
-
 # --- running it -----------------------------------------------------------------------------
 
 
 def _new_round(t: Tournament, number: int, now: datetime) -> Round:
-    data, by_number = to_trf(t)
+    """Pair round ``number`` from the TRF of the closed rounds; the engine gets the colour drawn
+    at the start (``first_color``) in that TRF."""
+    data, by_number = tournament_trf(t)
     absent: dict[int, str] = {}
     bye_code = "H" if t.requested_bye_points == Tournament.ByePoints.HALF else "Z"
     for start_number, reg in by_number.items():
@@ -238,7 +209,7 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
             r.save(update_fields=["rating"])
         t.status = Tournament.Status.RUNNING
         t.started_at = now
-        t.first_color = secrets.choice("wb")  # by lot (C.04.3)
+        t.first_color = secrets.choice("wb")  # the initial colour, by lot (C.04.3); the engine is given it
         t.save(update_fields=["status", "started_at", "first_color"])
         try:
             _new_round(t, 1, now)
@@ -299,25 +270,35 @@ def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> st
             rnd.closed_at = now
             rnd.save(update_fields=["status", "closed_at"])
             if rnd.number >= t.rounds:
-                t.status = Tournament.Status.FINISHED
-                t.finished_at = now
-                t.save(update_fields=["status", "finished_at"])
-                transaction.on_commit(lambda: _tell_winners(t.pk))
+                _finish(t, now)
                 return "finished"
         scheduled = t.starts_at + timedelta(days=t.round_days) * rnd.number
         if not t.pair_at_once and now < scheduled:
             return "closed"
-        _new_round(t, rnd.number + 1, now)
+        try:
+            with transaction.atomic():  # a savepoint: a round that cannot be paired leaves nothing behind
+                _new_round(t, rnd.number + 1, now)
+        except PairingError as exc:
+            # no legal pairing (e.g. every pairing left would repeat a game, C.04.3's absolute
+            # criteria): the tournament ends with the rounds played
+            log.warning("tournament %s ends after round %s: %s", t.pk, rnd.number, exc)
+            _finish(t, now)
+            return "finished"
         return "paired"
+
+
+def _finish(t: Tournament, now: datetime) -> None:
+    t.status = Tournament.Status.FINISHED
+    t.finished_at = now
+    t.save(update_fields=["status", "finished_at"])
+    transaction.on_commit(lambda: _tell_winners(t.pk))
 
 
 def _tell_winners(tournament_id: int) -> None:
     from games.notifications import notify
 
-    from .standings import standings
-
     t = Tournament.objects.get(pk=tournament_id)
-    table = standings(t)
+    table = tournament_standings(t)
     podium = ", ".join(f"{row.rank}. {row.registration.user.username} ({row.score:g})" for row in table[:3])
     for row in table:
         notify(row.registration.user, "tournament_over", f"tournament:{t.pk}:over",

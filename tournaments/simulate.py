@@ -46,11 +46,15 @@ def simulate(
     forfeits: float = 0.0,
     withdrawals: int = 0,
     late_entries: int = 0,
+    byes: int = 0,
     course_mode: str = "duplicate",
     name: str | None = None,
 ) -> Tournament:
     """Register players with random ratings, play every round with random results (the
-    stronger player more likely to win), and return the finished tournament."""
+    stronger player more likely to win), and return the finished tournament. ``byes`` requested
+    byes are set by the director before the start, in random rounds (round 1 included: players
+    absent before their first pairing); ``withdrawals`` players withdraw along the way and
+    ``late_entries`` join after the start."""
     rng = random.Random(seed)
     now = timezone.now()
     director, _ = User.objects.get_or_create(username=f"sim{seed}-director")
@@ -67,6 +71,10 @@ def simulate(
 
     for i in range(players):
         services.tournament_register(user=new_player(i), tournament_id=t.pk, now=now - timedelta(seconds=1))
+    registered = list(t.registrations.select_related("user").order_by("pk"))
+    for _ in range(byes):
+        services.tournament_set_bye(director=director, tournament_id=t.pk, user=rng.choice(registered).user,
+                                    round_number=rng.randint(1, rounds))
     services.tournament_start(tournament_id=t.pk, now=now)
     late = list(range(players, players + late_entries))
     while True:

@@ -1,130 +1,346 @@
-"""Standings of a Swiss tournament with their tie-breaks (docs/tournaments.md).
+"""Standings of a Swiss tournament and their tie-breaks, by FIDE C.07 as in force (the 2024
+edition with the update applied from March 2026), computed from a TRF alone. The site's
+standings page, its API and this command are this one implementation
+(``selectors.tournament_standings`` builds the TRF from the database and calls :func:`compute`).
 
-Score: 1 for a win, a forfeit win (``+``) or a pairing-allocated bye (``U``); ½ for a draw or a
-half-point bye (``H``); 0 for a loss, a forfeit loss (``-``) or an absence (``Z``). Then, in
-this order (FIDE C.07, in its version with the *virtual opponent* for unplayed rounds):
+    python -m tournaments.standings FILE.trf [--tiebreaks BH/C1 BH SB ...] [--csv] [--unrated RATING]
 
-1. Buchholz Cut-1 — Buchholz without the lowest contribution;
-2. Buchholz — the sum of the opponents' scores;
-3. Sonneborn-Berger — the sum, over games, of the result times the opponent's score;
-4. buoy points — the sum of game points (R14) scored in the tournament's games;
-5. fewest damage — the sum of damage taken in them (lower ranks higher);
-6. direct encounter — among players still equal who have all met, the points scored in their games.
+Score (PTS) comes first: 1 for a win, a forfeit win (``+``), the pairing-allocated bye (``U``) or
+a full-point bye (``F``); ½ for a draw or a half-point bye (``H``); 0 for a loss, a forfeit
+loss (``-``) or an absence (``Z``). Then the tie-breaks in the order given (codes of C.07):
 
-Unplayed rounds: for the player's own unplayed round R (a forfeit either way, a bye, an absence) the
-opponent is a virtual one whose score is ``SPR + (1 − SfPR) + ½·(n − R)``: the player's score
-before round R, plus the opposite of what the player got in round R, plus a draw in each later
-round (n = rounds completed). For opponents' scores, their unplayed rounds count as draws (½).
+======  =========================================================================================
+BH/C1   Buchholz Cut-1 (8.1, 14.1): Buchholz without its least significant contribution; a
+        voluntary unplayed round's contribution is cut first (16.5).
+BH      Buchholz (8.1): the sum of the opponents' scores, unplayed rounds as in art. 16 (below).
+SB      Sonneborn-Berger (9.1): the sum over rounds of the result × the opponent's score.
+DE      Direct encounter (6): among players still tied, the points from their games with each
+        other; when not all of them have met, a player goes ahead only with more points than
+        any other could still reach. Applied again to those still tied. The value is the place
+        it gives within the tied group, 0 when it separates nobody. Games over the board only.
+WIN     Number of wins (7.1), with or without playing (``1 + U F``).
+WON     Number of games won over the board (7.2).
+BPG     Number of games played with Black (7.3): Yellow here. Yellow, who places first and moves
+        second, is Black in every TRF the site writes (``b``), so a FIDE program computing BPG
+        from the export counts the same games; measured, neither colour has an advantage
+        (docs/ratings.md), so nothing speaks for turning the mapping round.
+ARO     Average rating of opponents (10.1): over games played, rounded to a whole number;
+        forfeits do not count (15.2).
+BUOYS   Game points (R14): buoys rounded and finishing, summed over the tournament's games.
+DMG     Damage taken in them (R14); less ranks higher.
+======  =========================================================================================
+
+Unplayed rounds (art. 16): a player's own unplayed round — a bye, a forfeit either way, an
+absence — counts against a dummy opponent whose score is the player's own score (16.4),
+capped by the scheduled opponent's score for a forfeit (16.4.1) and by a draw in every round
+for a bye or an absence (16.4.2). An opponent's score counts what the opponent got in each
+round, except that rounds without an opponent after the opponent's last round that was not a
+voluntary unplayed one (the absences that trail a withdrawal) count as draws (16.3). Players
+equal on everything share the place.
+
+BUOYS and DMG come from the ``PBS`` records of the site's exports; a TRF without them cannot be
+ranked by them. ARO needs every player's rating (or ``--unrated``).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import argparse
+import csv
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from games.models import Seat
+from tournaments import trf
 
-from .models import Entry, Registration, Round, Tournament
+DRAW = 0.5
+# code: what the site calls it
+TIEBREAKS: dict[str, str] = {
+    "BH/C1": "Buchholz Cut-1",
+    "BH": "Buchholz",
+    "SB": "Sonneborn-Berger",
+    "DE": "direct encounter",
+    "WIN": "number of wins",
+    "WON": "games won over the board",
+    "BPG": "games as Yellow (C.07's games with Black)",
+    "ARO": "average rating of opponents",
+    "BUOYS": "game points, buoys and finishing (R14)",
+    "DMG": "damage taken (R14), less is better",
+}
+LOWER_IS_BETTER = {"DMG"}
+DEFAULT_ORDER: tuple[str, ...] = ("BH/C1", "BH", "SB", "BUOYS", "DMG", "DE")
 
-SCORE = {"1": 1.0, "+": 1.0, "U": 1.0, "F": 1.0, "=": 0.5, "H": 0.5, "0": 0.0, "-": 0.0, "Z": 0.0}
-PLAYED = {"1", "0", "="}
+Value = float | int | None
+
+
+def parse_order(codes: str | Iterable[str]) -> tuple[str, ...]:
+    """Tie-break codes in order, from a list or a text such as ``"BH/C1 BH SB"`` (spaces or
+    commas); raises ValueError naming what is wrong."""
+    words = codes.replace(",", " ").split() if isinstance(codes, str) else list(codes)
+    order = tuple(w.strip().upper() for w in words if w.strip())
+    unknown = [c for c in order if c not in TIEBREAKS]
+    if unknown:
+        raise ValueError(f"unknown tie-break {', '.join(unknown)}: use {', '.join(TIEBREAKS)}")
+    repeated = sorted({c for c in order if order.count(c) > 1})
+    if repeated:
+        raise ValueError(f"tie-break {', '.join(repeated)} is given twice")
+    return order
 
 
 @dataclass
-class Cell:
-    round: int
-    opponent: Registration | None
-    color: str
-    code: str
-    game_id: int | None = None
-
-
-@dataclass
-class Row:
-    registration: Registration
-    cells: dict[int, Cell] = field(default_factory=dict)
-    score: float = 0.0
-    buchholz_cut1: float = 0.0
-    buchholz: float = 0.0
-    sonneborn_berger: float = 0.0
-    buoy_points: int = 0
-    damage: int = 0
-    direct: float = 0.0
+class Standing:
+    number: int  # start number
+    name: str
+    points: float
+    values: dict[str, Value] = field(default_factory=dict)  # by tie-break code
     rank: int = 0
-    start_number: int = 0
-
-    def key(self) -> tuple[float, ...]:
-        return (-self.score, -self.buchholz_cut1, -self.buchholz, -self.sonneborn_berger, -self.buoy_points,
-                self.damage)
 
 
-def standings(t: Tournament) -> list[Row]:
-    rows = {r.pk: Row(r, start_number=i + 1) for i, r in enumerate(t.ranking())}
-    completed = t.round_set.filter(status=Round.Status.CLOSED).count()
-    entries = (
-        Entry.objects.filter(round__tournament=t)
-        .exclude(code="")
-        .select_related("round", "opponent")
-    )
-    game_ids = set()
-    for e in entries:
-        if e.registration_id in rows:
-            rows[e.registration_id].cells[e.round.number] = Cell(e.round.number, e.opponent, e.color, e.code, e.game_id)
-            if e.game_id and e.code in PLAYED:
-                game_ids.add(e.game_id)
-    # buoy points and damage from the games' seats
-    seats: dict[tuple[int, int], Seat] = {(s.game_id, s.user_id): s for s in Seat.objects.filter(game_id__in=game_ids)}
-    for row in rows.values():
-        row.score = sum(SCORE.get(c.code, 0.0) for c in row.cells.values())
-        for c in row.cells.values():
-            seat = seats.get((c.game_id, row.registration.user_id)) if c.game_id else None
-            if seat is not None:
-                row.buoy_points += seat.points
-                row.damage += seat.damage
+@dataclass
+class _Contribution:
+    value: float  # the opponent's (or the dummy's) score
+    result: float  # what the player got in the round
+    voluntary: bool  # a voluntary unplayed round (C.07 16)
 
-    def adjusted(row: Row) -> float:
-        """An opponent's score for tie-breaks: their unplayed rounds count as draws."""
-        return sum(SCORE[c.code] if c.code in PLAYED else 0.5 for c in row.cells.values())
 
-    adjusted_score = {pk: adjusted(row) for pk, row in rows.items()}
-    for row in rows.values():
-        contributions: list[float] = []
-        sb = 0.0
-        before = 0.0
-        for number in sorted(row.cells):
-            c = row.cells[number]
-            got = SCORE.get(c.code, 0.0)
-            if c.code in PLAYED and c.opponent is not None:
-                opp = adjusted_score.get(c.opponent.pk, 0.0)
-            else:  # the virtual opponent of an unplayed round
-                opp = before + (1.0 - got) + 0.5 * max(0, completed - number)
-            contributions.append(opp)
-            sb += got * opp
-            before += got
-        row.buchholz = sum(contributions)
-        row.buchholz_cut1 = row.buchholz - min(contributions) if contributions else 0.0
-        row.sonneborn_berger = sb
-    ordered = sorted(rows.values(), key=lambda r: (r.key(), r.start_number))
-    # direct encounter among players equal on everything before it (when they have all met)
-    groups: dict[tuple[float, ...], list[Row]] = defaultdict(list)
-    for row in ordered:
-        groups[row.key()].append(row)
-    for group in groups.values():
-        if len(group) < 2:
+class _Tables:
+    """Per-player figures over the first ``rounds`` rounds of a TRF."""
+
+    def __init__(self, t: trf.Tournament, rounds: int) -> None:
+        self.t = t
+        self.rounds = rounds
+        self.players = {p.number: p for p in t.players}
+        self.cells = {n: [p.cell(r) for r in range(1, rounds + 1)] for n, p in self.players.items()}
+        self.score = {n: sum(c.points for c in cells) for n, cells in self.cells.items()}
+        self.adjusted = {n: self._adjusted(cells) for n, cells in self.cells.items()}
+        self.contributions = {n: self._contributions(n) for n in self.players}
+
+    @staticmethod
+    def _adjusted(cells: Sequence[trf.Cell]) -> float:
+        """The score as an opponent's (16.3): rounds without an opponent after the last round
+        that was not voluntarily unplayed count as draws."""
+        last = max((r for r, c in enumerate(cells, 1) if not c.voluntarily_unplayed), default=0)
+        return sum(c.points if r <= last or c.opponent is not None else DRAW for r, c in enumerate(cells, 1))
+
+    def _contributions(self, number: int) -> list[_Contribution]:
+        own = self.score[number]
+        out = []
+        for c in self.cells[number]:
+            if c.played:
+                assert c.opponent is not None
+                out.append(_Contribution(self.adjusted[c.opponent], c.points, False))
+                continue
+            if c.opponent is not None:  # a forfeit: capped by the scheduled opponent (16.4.1)
+                dummy = min(own, self.adjusted[c.opponent])
+            else:  # a bye or an absence: capped by a draw in every round (16.4.2)
+                dummy = min(own, DRAW * self.rounds)
+            out.append(_Contribution(dummy, c.points, c.voluntarily_unplayed))
+        return out
+
+    def value(self, code: str, number: int, unrated: int | None) -> Value:
+        contributions = self.contributions[number]
+        cells = self.cells[number]
+        if code == "BH":
+            return sum(c.value for c in contributions)
+        if code == "BH/C1":
+            if not contributions:
+                return 0.0
+            voluntary = [c for c in contributions if c.voluntary]
+            cut = min(voluntary or contributions, key=lambda c: c.value)
+            return sum(c.value for c in contributions) - cut.value
+        if code == "SB":
+            return sum(c.value * c.result for c in contributions)
+        if code == "WIN":
+            return sum(1 for c in cells if c.points == 1.0)
+        if code == "WON":
+            return sum(1 for c in cells if c.played and c.points == 1.0)
+        if code == "BPG":
+            return sum(1 for c in cells if c.played and c.color == "b")
+        if code == "ARO":
+            ratings = [self.players[c.opponent].rating or unrated for c in cells if c.played and c.opponent]
+            if not ratings:
+                return None
+            total = sum(r or 0 for r in ratings)
+            return round(total / len(ratings) + 0.000001)  # as gacrux rounds
+        if code in ("BUOYS", "DMG"):
+            points, damage = self.t.buoys_damage.get(number, (0, 0))
+            return points if code == "BUOYS" else damage
+        raise ValueError(code)
+
+    def direct_encounter(self, group: list[int]) -> list[list[int]]:
+        """Split a tied group by direct encounter (art. 6), again within each part still tied
+        while that changes anything; the parts in order, best first."""
+        parts = self._de_split(group)
+        if len(parts) == 1:
+            return parts
+        out: list[list[int]] = []
+        for part in parts:
+            out += self.direct_encounter(part) if len(part) > 1 else [part]
+        return out
+
+    def _de_split(self, group: list[int]) -> list[list[int]]:
+        members = set(group)
+        scored: dict[int, float] = {}
+        met: dict[int, int] = {}
+        for n in group:
+            against: dict[int, list[float]] = {}
+            for c in self.cells[n]:
+                if c.played and c.opponent in members:
+                    against.setdefault(c.opponent, []).append(c.points)
+            scored[n] = sum(sum(v) / len(v) for v in against.values())
+            met[n] = len(against)
+        everyone = len(group) - 1
+        if all(met[n] == everyone for n in group):
+            ordered = sorted(group, key=lambda n: (-scored[n], n))
+            return _split(ordered, lambda n: scored[n])
+        # not all have met: a player goes ahead only with more than any other could still reach
+        most = {n: scored[n] + (everyone - met[n]) * 1.0 for n in group}
+        ordered = sorted(group, key=lambda n: (-scored[n], -most[n], n))
+        parts: list[list[int]] = []
+        i = 0
+        while i < len(ordered) - 1 and scored[ordered[i]] > max(most[n] for n in ordered[i + 1 :]):
+            parts.append([ordered[i]])
+            i += 1
+        parts.append(ordered[i:])
+        return parts
+
+
+def _split(ordered: list[int], key: Callable[[int], object]) -> list[list[int]]:
+    parts: list[list[int]] = []
+    for n in ordered:
+        if parts and key(parts[-1][0]) == key(n):
+            parts[-1].append(n)
+        else:
+            parts.append([n])
+    return parts
+
+
+def _sort_key(code: str, value: Value) -> tuple[int, float]:
+    """Better first: a missing value (ARO without games) last."""
+    if value is None:
+        return (1, 0.0)
+    return (0, float(value) if code in LOWER_IS_BETTER else -float(value))
+
+
+def _best_first(group: list[int], code: str, values: dict[int, Value]) -> list[int]:
+    return sorted(group, key=lambda n: (_sort_key(code, values[n]), n))
+
+
+def compute(t: trf.Tournament, order: Iterable[str] = DEFAULT_ORDER, *, rounds: int | None = None,
+            unrated: int | None = None) -> list[Standing]:
+    """The standings after ``rounds`` rounds (all the file's rounds by default), best first.
+
+    Raises ValueError when a tie-break cannot be computed from the file: BUOYS or DMG without
+    ``PBS`` records, ARO with unrated players and no ``unrated`` rating."""
+    codes = parse_order(order)
+    played_rounds = t.rounds_played if rounds is None else rounds
+    if ("BUOYS" in codes or "DMG" in codes) and not t.buoys_damage and t.players:
+        raise ValueError("BUOYS and DMG need game points and damage (R14), which this TRF does not carry "
+                         "(the site's exports have them as PBS records)")
+    if "ARO" in codes and unrated is None:
+        missing = [p.number for p in t.players if not p.rating]
+        if missing:
+            raise ValueError(f"ARO needs every player's rating; {', '.join(map(str, missing[:10]))} "
+                             f"{'have' if len(missing) > 1 else 'has'} none (give a rating for the unrated)")
+    tables = _Tables(t, played_rounds)
+    rows = {p.number: Standing(p.number, p.name, tables.score[p.number]) for p in t.players}
+    groups = _split(sorted(rows, key=lambda n: (-rows[n].points, n)), lambda n: rows[n].points)
+    for code in codes:
+        if code == "DE":
+            for n in rows:
+                rows[n].values[code] = 0
+            refined: list[list[int]] = []
+            for group in groups:
+                parts = tables.direct_encounter(group) if len(group) > 1 else [group]
+                if len(parts) > 1:
+                    place = 1
+                    for part in parts:
+                        for n in part:
+                            rows[n].values[code] = place
+                        place += len(part)
+                refined += parts
+            groups = refined
             continue
-        members = {r.registration.pk for r in group}
-        met = all(
-            any(c.opponent is not None and c.opponent.pk == other and c.code in PLAYED for c in r.cells.values())
-            for r in group for other in members - {r.registration.pk}
-        )
-        if met:
-            for r in group:
-                r.direct = sum(SCORE[c.code] for c in r.cells.values()
-                               if c.code in PLAYED and c.opponent is not None and c.opponent.pk in members)
-    ordered.sort(key=lambda r: ((*r.key(), -r.direct), r.start_number))
-    previous: tuple[float, ...] | None = None
-    for place, row in enumerate(ordered, 1):
-        key = (*row.key(), -row.direct)
-        row.rank = ordered[place - 2].rank if previous == key else place
-        previous = key
-    return ordered
+        values = {n: tables.value(code, n, unrated) for n in rows}
+        for n, value in values.items():
+            rows[n].values[code] = value
+        refined = []
+        for group in groups:
+            refined += _split(_best_first(group, code, values), values.__getitem__)
+        groups = refined
+    out: list[Standing] = []
+    for group in groups:  # players equal on everything share the place
+        place = len(out) + 1
+        for n in sorted(group):
+            rows[n].rank = place
+            out.append(rows[n])
+    return out
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+
+def fmt(value: Value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, int):
+        return str(value)
+    if value == int(value) or value * 2 == int(value * 2):
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def table(rows: Sequence[Standing], order: Sequence[str]) -> list[list[str]]:
+    """The CSV: a header ``rank,start_no,PTS,<codes>``, then one line per player."""
+    lines = [["rank", "start_no", "PTS", *order]]
+    for row in rows:
+        lines.append([str(row.rank), str(row.number), fmt(row.points), *(fmt(row.values[c]) for c in order)])
+    return lines
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], object] = sys.stdout.write) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tournaments.standings",
+        description="The standings of a TRF with FIDE C.07 tie-breaks (docs/tournaments.md); no database needed.",
+    )
+    parser.add_argument("file", help="a TRF file (UTF-8, else Latin-1)")
+    parser.add_argument("--tiebreaks", nargs="*", default=list(DEFAULT_ORDER), metavar="CODE",
+                        help=f"tie-breaks in order, from: {', '.join(TIEBREAKS)} (default: {' '.join(DEFAULT_ORDER)})")
+    parser.add_argument("--csv", action="store_true", help="CSV: rank,start_no,PTS,<tie-breaks>")
+    parser.add_argument("--rounds", type=int, help="standings after this round (default: every round in the file)")
+    parser.add_argument("--unrated", type=int, metavar="RATING", help="the rating ARO counts for an unrated player")
+    args = parser.parse_args(argv)
+    try:
+        order = parse_order(args.tiebreaks)
+        t = trf.load(args.file)
+        if args.rounds is not None and not 0 <= args.rounds <= t.rounds_played:
+            raise ValueError(f"--rounds must be 0 to {t.rounds_played}")
+        rows = compute(t, order, rounds=args.rounds, unrated=args.unrated)
+    except OSError as exc:
+        print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # TrfError is one
+        print(f"{args.file}: {exc}", file=sys.stderr)
+        return 1
+    lines = table(rows, order)
+    if args.csv:
+        writer = csv.writer(_Writer(out), lineterminator="\n")
+        writer.writerows(lines)
+        return 0
+    names = {row.number: row.name for row in rows}
+    lines[0].insert(2, "name")
+    for line in lines[1:]:
+        line.insert(2, names[int(line[1])])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    for line in lines:
+        out("  ".join(cell.ljust(w) if i == 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True)))
+            .rstrip() + "\n")
+    return 0
+
+
+class _Writer:
+    def __init__(self, out: Callable[[str], object]) -> None:
+        self.write = out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,7 +18,7 @@ from games.selectors import games_of
 from . import selectors, services
 from .forms import TournamentForm
 from .models import RatingChange, Tournament
-from .standings import standings
+from .standings import TIEBREAKS
 
 User = get_user_model()
 
@@ -82,7 +82,7 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     t = get_object_or_404(Tournament.objects.select_related("director"), pk=tournament_id)
-    table = standings(t)
+    table = selectors.tournament_standings(t)
     rank_of = {row.registration.pk: row.rank for row in table}
     rounds = []
     for rnd in t.round_set.order_by("number"):
@@ -96,8 +96,12 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         rounds.append((rnd, boards, byes))
     me = t.registrations.filter(user=request.user).first() if request.user.is_authenticated else None
     cross = [(row, [row.cells.get(n) for n in range(1, t.rounds + 1)]) for row in table]
+    order = t.tiebreak_order
+    standing_rows = [(row, [row.values.get(code) for code in order]) for row in table]
+    closed = t.round_set.filter(status="closed").count()
     return render(request, "tournaments/detail.html", {
-        "t": t, "table": table, "rounds": rounds, "me": me, "cross": cross, "rank_of": rank_of,
+        "t": t, "table": standing_rows, "rounds": rounds, "me": me, "cross": cross, "rank_of": rank_of,
+        "tiebreaks": [(code, TIEBREAKS[code]) for code in order], "closed_rounds": closed,
         "round_numbers": range(1, t.rounds + 1),
         "is_director": request.user.is_authenticated and request.user.pk == t.director_id,
         "registrations": t.registrations.select_related("user"),
@@ -136,7 +140,7 @@ def tournament_action(request: HttpRequest, tournament_id: int, action: str) -> 
 
 def tournament_trf(request: HttpRequest, tournament_id: int) -> HttpResponse:
     t = get_object_or_404(Tournament, pk=tournament_id)
-    response = HttpResponse(services.trf_ranked(t), content_type="text/plain; charset=latin-1")
+    response = HttpResponse(selectors.tournament_trf_export(t), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="powerboats-tournament-{t.pk}.trf"'
     return response
 

@@ -11,13 +11,13 @@ from collections import Counter
 import pytest
 
 from tournaments import trf
-from tournaments.pairing import Pairing, pair
+from tournaments.pairing import Pairing, PairingError, pair, pair_text
 
 FLIP = {"1": "0", "0": "1", "=": "="}
 
 
-def field(n: int, rounds: int = 5) -> trf.Tournament:
-    t = trf.Tournament(name="Test", rounds=rounds)
+def field(n: int, rounds: int = 5, first_color: str = "w") -> trf.Tournament:
+    t = trf.Tournament(name="Test", rounds=rounds, first_color=first_color)
     t.players = [trf.Player(number=i, name=f"P{i:03d}", rating=2200 - 10 * i) for i in range(1, n + 1)]
     return t
 
@@ -113,7 +113,90 @@ def test_the_pairing_command_reads_a_trf_and_prints_the_programs_format(tmp_path
     path.write_text(trf.dump(t))
     out = subprocess.run([sys.executable, "-m", "tournaments.pairing", str(path)], capture_output=True, text=True,
                          check=True).stdout.split("\n")
-    assert out[0] == "3" and out[-2] == "5 0" and len(out) == 5
+    assert out == ["3", "1 3", "4 2", "5 0", ""]  # the lowest gets the bye; 1 (odd) the initial colour
+
+
+def expected_round_1(n: int, first: str, absent: set[int]) -> Pairing:
+    """C.04.3 for round 1, worked out here: the players present, in start-number order, are
+    split into halves and the k-th of the top half meets the k-th of the bottom half; the last
+    one left over gets the bye. Colours by E.5: the higher-ranked player of a board gets the
+    initial colour when their pairing number is odd, the other colour when it is even; a
+    player absent before their first pairing has no pairing number, so the numbers are the
+    places among the players present."""
+    present = [i for i in range(1, n + 1) if i not in absent]
+    bye = present.pop() if len(present) % 2 else None
+    half = len(present) // 2
+    boards = []
+    for k in range(half):
+        high, low = present[k], present[k + half]
+        high_colour = first if k % 2 == 0 else {"w": "b", "b": "w"}[first]
+        boards.append((high, low) if high_colour == "w" else (low, high))
+    return Pairing(1, tuple(boards), bye)
+
+
+@pytest.mark.parametrize("first", ["w", "b"])
+@pytest.mark.parametrize("absent", [{}, {1: "H"}, {3: "Z"}, {1: "Z", 2: "H"}, {9: "H"}])
+def test_round_1_follows_the_initial_colour_with_and_without_absences(first, absent):
+    """XXC/152 decide round 1 (C.04.3 E.5); before, an absence before round 1 made gacrux read
+    "black1" whatever the file said, and without one it drew the colour with random.random()."""
+    t = field(9, first_color=first)
+    got = pair(t, absent)
+    want = expected_round_1(9, first, set(absent))
+    assert (got.boards, got.bye) == (want.boards, want.bye)
+
+
+def test_the_same_trf_gives_the_same_pairing_ten_times(tmp_path):
+    """Pairing is a pure function of the file: round 1 with and without an absence (where the
+    engine used to draw or misread the colour) and a later round, ten times each, one output."""
+    t = field(11, rounds=4, first_color="b")
+    before = trf.dump(with_absent(t, {2: "H"}))
+    assert len({pair_text(trf.dump(t)).text() for _ in range(10)}) == 1
+    path = tmp_path / "r1.trf"
+    path.write_text(before, encoding="utf-8")
+    outputs = {subprocess.run([sys.executable, "-m", "tournaments.pairing", str(path)], capture_output=True, text=True,
+                              check=True).stdout for _ in range(10)}
+    assert len(outputs) == 1
+    rng = random.Random(4)
+    play(t, pair(t), rng=rng)
+    play(t, pair(t, {5: "Z"}), absent={5: "Z"}, rng=rng)
+    assert len({pair_text(trf.dump(t)).text() for _ in range(10)}) == 1
+
+
+def with_absent(t: trf.Tournament, absent: dict[int, str]) -> trf.Tournament:
+    from tournaments.pairing import with_absences
+
+    return with_absences(t, absent)
+
+
+def test_the_initial_colour_comes_from_xxc_or_record_152():
+    t = field(6)
+    text = trf.dump(t)
+    assert "XXC white1" in text and "152 W" in text
+    only_xxc = text.replace("152 W\n", "").replace("white1", "black1")
+    only_152 = text.replace("XXC white1\n", "").replace("152 W", "152 B")
+    assert trf.parse(only_xxc).first_color == trf.parse(only_152).first_color == "b"
+    assert pair_text(only_xxc) == pair_text(only_152) == expected_round_1(6, "b", set())
+    with pytest.raises(trf.TrfError, match="XXC says black1 but record 152 says W"):
+        trf.parse(text.replace("XXC white1", "XXC black1"))
+    neither = text.replace("XXC white1\n", "").replace("152 W\n", "")
+    with pytest.raises(PairingError, match="does not give the initial colour"):
+        pair_text(neither)
+
+
+def test_without_xxc_the_initial_colour_is_read_back_from_the_first_round():
+    """As bbpPairings does: the highest-ranked player of the first round with games gave the
+    initial colour (or its opposite from an even place); here player 1 was absent, so player 2
+    had pairing number 1 and played Yellow: black1."""
+    t = field(8, first_color="b")
+    absent = {1: "H"}
+    play(t, pair(t, absent), absent=absent)
+    assert t.player(2).cells[0].color == "b"
+    t.first_color = None
+    assert trf.infer_first_color(t) == "b"
+    text = trf.dump(t)
+    assert "XXC" not in text
+    t.first_color = "b"
+    assert pair_text(text) == pair(t)
 
 
 def colour_invariants(t: trf.Tournament, p: Pairing) -> None:
@@ -167,3 +250,13 @@ def test_trf_round_trip(tmp_path):
         [(c.opponent, c.color, c.result) for c in p.cells] for p in t.players
     ]
     assert again.rounds == 3 and again.first_color == "w"
+
+
+def test_when_every_pairing_would_repeat_a_game_there_is_no_pairing():
+    """Four players who have all met: C.04.3's absolute criterion C1 leaves no pairing, and the
+    engine's empty answer is an error, not a round without boards."""
+    t = field(4, rounds=4)
+    for boards in (((1, 3), (4, 2)), ((2, 1), (3, 4)), ((1, 4), (2, 3))):
+        play(t, Pairing(len(t.player(1).cells) + 1, boards, None))
+    with pytest.raises(PairingError, match="no legal pairing for round 4"):
+        pair(t)

@@ -12,13 +12,14 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from games import services as game_services
-from games.errors import Conflict
+from games.errors import Conflict, ServiceError
 from games.models import Game, Seat
 from tests.games.factories import PASSWORD, make_user
-from tournaments import services, trf
+from tournaments import selectors, services, trf
 from tournaments.models import Entry, Registration, Round, Tournament
+from tournaments.selectors import tournament_standings as standings
 from tournaments.simulate import end_game
-from tournaments.standings import standings
+from tournaments.standings import compute
 from tournaments.tasks import tournament_advance, tournament_tick
 
 pytestmark = pytest.mark.django_db
@@ -174,20 +175,24 @@ def hand_worked() -> tuple[Tournament, dict[str, Registration]]:
 
 
 def test_standings_with_every_tie_break_on_a_hand_worked_tournament():
-    """The figures are worked out by hand in docs/tournaments.md ("A worked example")."""
+    """The figures are worked out by hand in docs/tournaments.md ("A worked example"), by FIDE
+    C.07 as in force: own unplayed rounds against a dummy (16.4, capped as 16.4.1 and 16.4.2),
+    opponents' unplayed rounds by their actual points except C's trailing absence (16.3), and
+    voluntary unplayed rounds cut first in Cut-1 (16.5). The old virtual-opponent rule ranked
+    C, B, E."""
     t, _ = hand_worked()
     table = {row.registration.user.username: row for row in standings(t)}
     want = {  # score, Buchholz Cut-1, Buchholz, Sonneborn-Berger, rank
-        "C": (2.0, 4.5, 5.5, 2.5, 1),
-        "B": (2.0, 3.5, 4.5, 2.75, 2),
-        "E": (2.0, 3.0, 3.5, 2.0, 3),
-        "A": (1.5, 3.5, 4.0, 1.25, 4),
-        "D": (0.0, 3.5, 5.0, 0.0, 5),
+        "B": (2.0, 3.5, 3.5, 1.75, 1),
+        "C": (2.0, 3.0, 4.5, 3.0, 2),
+        "E": (2.0, 2.0, 3.5, 1.75, 3),
+        "A": (1.5, 4.5, 4.5, 1.0, 4),
+        "D": (0.0, 3.5, 3.5, 0.0, 5),
     }
     for name, (score, cut1, bh, sb, rank) in want.items():
         row = table[name]
-        assert (row.score, row.buchholz_cut1, row.buchholz, row.sonneborn_berger, row.rank) == pytest.approx(
-            (score, cut1, bh, sb, rank)), name
+        got = (row.score, row.values["BH/C1"], row.values["BH"], row.values["SB"], row.rank)
+        assert got == pytest.approx((score, cut1, bh, sb, rank)), name
 
 
 def test_buoy_points_damage_and_direct_encounter_break_remaining_ties():
@@ -209,12 +214,16 @@ def test_buoy_points_damage_and_direct_encounter_break_remaining_ties():
                 Entry.objects.create(round=rnd, registration=regs[name], game=game, code="=",
                                      opponent=regs[black if name == white else white], color="w" if name == white else "b")
     table = standings(t)
-    assert [r.score for r in table] == [1.0] * 4 and len({r.buchholz for r in table}) == 1
+    assert [r.score for r in table] == [1.0] * 4 and len({r.values["BH"] for r in table}) == 1
     order = [r.registration.user.username for r in table]
     assert order[:2] == ["X", "W"]  # equal buoy points (3), X took less damage
-    assert {r.registration.user.username: r.buoy_points for r in table} == {"W": 3, "X": 3, "Y": 1, "Z": 1}
+    assert {r.registration.user.username: r.values["BUOYS"] for r in table} == {"W": 3, "X": 3, "Y": 1, "Z": 1}
+    assert {r.registration.user.username: r.values["DMG"] for r in table} == {"W": 2, "X": 0, "Y": 0, "Z": 0}
     y, z = table[2], table[3]
-    assert y.rank == z.rank == 3 and y.direct == z.direct == 0.5  # they met and drew: still equal
+    assert y.rank == z.rank == 3 and y.values["DE"] == z.values["DE"] == 0  # they met and drew: still equal
+    exported = trf.parse(selectors.tournament_trf_export(t))  # PBS records carry them to the command
+    assert exported.buoys_damage == {1: (3, 2), 2: (3, 0), 3: (1, 0), 4: (1, 0)}
+    assert [r.number for r in compute(exported, t.tiebreak_order)] == [2, 1, 3, 4]
 
 
 def test_trf_export_reads_back():
@@ -227,15 +236,16 @@ def test_trf_export_reads_back():
     assert [c.result for c in by_name["C"].cells] == ["U", "1", "Z"]
     assert [(c.opponent, c.color, c.result) for c in by_name["B"].cells] == [(5, "w", "="), (4, "w", "+"),
                                                                               (1, "b", "=")]
-    assert by_name["C"].points == 2.0 and by_name["C"].rank == 1 and by_name["D"].rank == 5
-    assert Client().get(f"/tournaments/{t.pk}/trf/").content.decode("latin-1") == out.getvalue()
+    assert by_name["C"].points == 2.0 and by_name["B"].rank == 1 and by_name["C"].rank == 2
+    assert by_name["D"].rank == 5
+    assert Client().get(f"/tournaments/{t.pk}/trf/").content.decode("utf-8") == out.getvalue()
 
 
 def test_simulate_tournament_writes_a_trf(tmp_path):
     path = tmp_path / "sim.trf"
     call_command("simulate_tournament", "--players", "9", "--rounds", "4", "--seed", "5", "--out", str(path),
                  "--forfeits", "0.1", "--withdrawals", "1", "--late-entries", "1", stdout=io.StringIO())
-    parsed = trf.parse(path.read_text(encoding="latin-1"))
+    parsed = trf.parse(path.read_text(encoding="utf-8"))
     assert len(parsed.players) == 10 and parsed.rounds == 4
     assert all(len(p.cells) == 4 for p in parsed.players)
     codes = {c.result for p in parsed.players for c in p.cells}
@@ -263,3 +273,60 @@ def test_pages_and_api():
     web.login(username="player1", password=PASSWORD)
     form = web.get("/tournaments/new/")
     assert form.status_code == 200 and b"tournament-form" in form.content
+
+
+def test_the_director_chooses_the_tie_break_order():
+    """The order is part of the tournament (form, API, service); the standings follow it. On
+    the worked example Sonneborn-Berger first puts C ahead of B and E."""
+    t, _ = hand_worked()
+    assert t.tiebreak_order == ("BH/C1", "BH", "SB", "BUOYS", "DMG", "DE")
+    t.tiebreaks = "SB BH/C1"
+    t.save(update_fields=["tiebreaks"])
+    table = standings(t)
+    assert [r.registration.user.username for r in table] == ["C", "B", "E", "A", "D"]
+    assert list(table[0].values) == ["SB", "BH/C1"] and table[1].values == {"SB": 1.75, "BH/C1": 3.5}
+    page = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    assert '<th title="Sonneborn-Berger">SB</th><th title="Buchholz Cut-1">BH/C1</th>' in page
+    api = APIClient().get(f"/api/tournaments/{t.pk}/").json()
+    assert api["tiebreak_order"] == ["SB", "BH/C1"] and api["standings"][0]["tiebreaks"] == {"SB": 3.0, "BH/C1": 3.0}
+
+
+def test_a_tie_break_order_is_checked_in_the_service_the_api_and_the_form():
+    director = make_user("td")
+    fields = dict(name="Ordered", registration_closes_at=T0, starts_at=T0)
+    t = services.tournament_create(director=director, tiebreaks="de, bpg  aro", **fields)
+    assert t.tiebreaks == "DE BPG ARO"
+    with pytest.raises(ServiceError, match="unknown tie-break TPR"):
+        services.tournament_create(director=director, tiebreaks="BH TPR", **fields)
+    client = APIClient()
+    client.force_login(director)
+    made = client.post("/api/tournaments/", {**fields, "tiebreaks": "WIN BH"}, format="json")
+    assert made.status_code == 201 and made.json()["tiebreak_order"] == ["WIN", "BH"]
+    refused = client.post("/api/tournaments/", {**fields, "tiebreaks": "BH BH"}, format="json")
+    assert refused.status_code == 400 and refused.json()["field"] == "tiebreaks"
+    assert "BH is given twice" in refused.json()["message"]
+    web = Client()
+    web.force_login(director)
+    form = web.post("/tournaments/new/", {"name": "Web", "rounds": 3, "days_per_move": 3, "grace_days": 7,
+                                          "registration_closes_at": "2026-09-01T10:00", "starts_at": "2026-09-01T12:00",
+                                          "round_days": 30, "rated": "on", "lake_side": "standard",
+                                          "course_mode": "random", "min_players": 4, "max_players": 100,
+                                          "entry": "open", "late_entry_until_round": 0, "late_entry_byes": "zero",
+                                          "requested_bye_points": "half", "tiebreaks": "BH MAGIC"})
+    assert form.status_code == 400 and "unknown tie-break MAGIC" in form.content.decode()
+
+
+def test_a_tournament_without_a_legal_next_round_ends_with_the_rounds_played(caplog):
+    """Four players, four rounds: after three rounds everyone has met everyone, so round 4
+    cannot be paired (C.04.3 C1); the tournament finishes instead of closing an empty round."""
+    t, _ = tournament(4, rounds=4)
+    services.tournament_start(tournament_id=t.pk, now=T0)
+    for _ in range(2):
+        finish_round(t)
+        assert services.tournament_advance(tournament_id=t.pk, now=T0) == "paired"
+    finish_round(t)
+    assert services.tournament_advance(tournament_id=t.pk, now=T0) == "finished"
+    t.refresh_from_db()
+    assert t.status == "finished" and list(t.round_set.values_list("number", "status")) == [
+        (1, "closed"), (2, "closed"), (3, "closed")]
+    assert "ends after round 3: no legal pairing for round 4" in caplog.text

@@ -1,18 +1,22 @@
 """Swiss pairings by the FIDE Dutch system (C.04.3, rules in force from February 2026).
 
-``pair(tournament, absent)`` is a pure function from standings and history (a TRF, see
-``tournaments.trf``) to the next round's boards; it needs no database. Red plays the role of
-White (Red moves first).
+``pair(tournament, absent)`` is a pure, deterministic function from standings and history (a TRF,
+see ``tournaments.trf``) to the next round's boards; it needs no database, and the same TRF
+always gives the same boards. Red plays the role of White (Red moves first).
 
 The core is the Dutch engine of ``gacrux`` (Otto Milvang's FIDE pairing tool, MIT licence,
 pinned in pyproject.toml), run on the TRF in a separate process because gacrux is a
-command-line program rather than a library. Why this engine and how it was checked:
+command-line program rather than a library. gacrux does not read the TRF(x) ``XXC`` line: left to
+itself it draws the initial colour with ``random.random()``, or, when a player is absent before
+round 1, reads "black1" out of the absence. So the TRF handed to it always carries the initial
+colour as TRF-26 record ``152`` (which gacrux reads), taken from ``XXC``/``152`` in the file; a
+file that states neither has it read back from its first round with a game, as bbpPairings does,
+and round 1 of such a file cannot be paired. Why this engine and how it was checked:
 docs/tournaments.md.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -43,16 +47,29 @@ class Pairing:
         return "\n".join(lines) + "\n"
 
 
-def with_absences(t: trf.Tournament, absent: Mapping[int, str]) -> str:
-    """The TRF text with an extra cell ``0000 - Z`` (or ``H``) for each absent player in the
-    round to pair; its points count in the player's score column, as the programs expect."""
-    copy = dataclasses.replace(t, players=[dataclasses.replace(p, cells=list(p.cells)) for p in t.players])
-    rounds = t.rounds_played
+def with_absences(t: trf.Tournament, absent: Mapping[int, str]) -> trf.Tournament:
+    """A copy with an extra cell ``0000 - Z`` (or ``H``) for each player absent from the round
+    to pair, as the programs expect (its points count in the player's score column)."""
+    copy = t.copy()
+    upto = t.rounds_paired
     for player in copy.players:
         if player.number in absent:
-            player.cells += [trf.Cell(None, "-", "Z")] * (rounds - len(player.cells))
+            if absent[player.number] not in ("Z", "H", "F"):
+                raise PairingError(f"player {player.number}: an absence is Z, H or F, not {absent[player.number]!r}")
+            del player.cells[upto:]
+            player.cells += [trf.Cell(None, "-", "Z")] * (upto - len(player.cells))
             player.cells.append(trf.Cell(None, "-", absent[player.number]))
-    return trf.dump(copy)
+    return copy
+
+
+def initial_color(t: trf.Tournament) -> str:
+    """The initial colour (C.04.3: drawn by lot before round 1): the file's ``XXC``/``152``, else
+    read back from its first round with a game."""
+    color = t.first_color or trf.infer_first_color(t)
+    if color is None:
+        raise PairingError("the TRF does not give the initial colour (XXC white1|black1 or record 152 W|B), "
+                           "which round 1 needs")
+    return color
 
 
 def parse_output(text: str, round_number: int) -> Pairing:
@@ -73,14 +90,30 @@ def parse_output(text: str, round_number: int) -> Pairing:
     return Pairing(round_number, tuple(boards), bye)
 
 
-def pair_text(text: str, round_number: int) -> Pairing:
-    """Pair the next round of a TRF(x) text (absences already given as extra cells)."""
-    with tempfile.NamedTemporaryFile("w", suffix=".trf", delete=False, encoding="latin-1") as handle:
-        handle.write(text)
+def engine_input(t: trf.Tournament) -> str:
+    """The TRF the engine reads: the tournament as we write it, with the initial colour stated."""
+    copy = t.copy()
+    copy.first_color = initial_color(t)
+    copy.buoys_damage = {}
+    return trf.dump(copy)
+
+
+def pair_tournament(t: trf.Tournament) -> Pairing:
+    """Pair the round after the last paired one; absences for it are already extra cells."""
+    round_number = t.rounds_paired + 1
+    if not t.rounds:
+        raise PairingError("the TRF does not say how many rounds are planned (XXR or 142), which the pairing needs")
+    if round_number > t.rounds:
+        raise PairingError(f"all {t.rounds} rounds have been paired")
+    present = [p for p in t.players if len(p.cells) < round_number]
+    if len(present) < 2:
+        raise PairingError("a round needs at least two players")
+    with tempfile.NamedTemporaryFile("w", suffix=".trf", delete=False, encoding="utf-8") as handle:
+        handle.write(engine_input(t))
         path = handle.name
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "gacrux.pairingchecker", "-i", path, "-p", "-o", "-", "-dT"],
+            [sys.executable, "-m", "gacrux.pairingchecker", "-i", path, "-b", "utf-8", "-p", "-o", "-", "-dT"],
             capture_output=True, text=True, timeout=600, check=False,
         )
     finally:
@@ -88,12 +121,23 @@ def pair_text(text: str, round_number: int) -> Pairing:
     if result.returncode != 0 or not result.stdout.strip():
         detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
         raise PairingError(f"no pairing for round {round_number}: {detail[0]}")
-    return parse_output(result.stdout, round_number)
+    pairing = parse_output(result.stdout, round_number)
+    if not pairing.boards and pairing.bye is None:  # gacrux prints "0" when none exists
+        raise PairingError(f"no legal pairing for round {round_number}: every way of pairing the "
+                           f"{len(present)} players breaks an absolute criterion (C.04.3), e.g. repeats a game")
+    return pairing
+
+
+def pair_text(text: str) -> Pairing:
+    """Pair the next round of a TRF(x) text (absences for it given as extra cells)."""
+    try:
+        t = trf.parse(text)
+    except trf.TrfError as exc:
+        raise PairingError(f"not a valid TRF: {exc}") from exc
+    return pair_tournament(t)
 
 
 def pair(t: trf.Tournament, absent: Mapping[int, str] | None = None) -> Pairing:
     """The next round's pairing. ``absent`` maps start numbers of players who will not play
     to ``"Z"`` (no points) or ``"H"`` (a requested half-point bye)."""
-    if len([p for p in t.players if p.number not in (absent or {})]) < 2:
-        raise PairingError("a round needs at least two players")
-    return pair_text(with_absences(t, absent or {}), t.rounds_played + 1)
+    return pair_tournament(with_absences(t, absent or {}))

@@ -2,9 +2,10 @@
 
     python -m tournaments.pairing FILE.trf
 
-Reads the file (with its XXR and XXC lines; absences for the round to pair given as extra
-round cells) and prints the number of pairs, then one ``white black`` line per board by
-start number, ``0`` as the opponent of the bye. Needs no database.
+Reads the file (UTF-8, else Latin-1; XXR or 142 for the rounds planned; XXC or record 152 for
+the initial colour; absences for the round to pair given as extra round cells) and prints the
+number of pairs, then one ``white black`` line per board by start number, ``0`` as the opponent
+of the bye. The same file always gives the same output. Needs no database.
 """
 
 from __future__ import annotations
@@ -20,10 +21,14 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1 or args[0] in ("-h", "--help"):
         print(__doc__)
         return 2
-    with open(args[0], encoding="latin-1") as handle:
-        text = handle.read()
     try:
-        pairing = pair_text(text, trf.parse(text).rounds_played)
+        with open(args[0], "rb") as handle:
+            text = trf.decode(handle.read())
+    except OSError as exc:
+        print(f"cannot read {args[0]}: {exc.strerror}", file=sys.stderr)
+        return 1
+    try:
+        pairing = pair_text(text)
     except PairingError as exc:
         print(exc, file=sys.stderr)
         return 1

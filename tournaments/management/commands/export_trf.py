@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tournaments.models import Tournament
-from tournaments.services import trf_ranked
+from tournaments.selectors import tournament_trf_export
 
 
 class Command(BaseCommand):
@@ -21,9 +21,9 @@ class Command(BaseCommand):
         t = Tournament.objects.filter(pk=options["tournament_id"]).first()
         if t is None:
             raise CommandError(f"no tournament {options['tournament_id']}")
-        text = trf_ranked(t)
+        text = tournament_trf_export(t)
         if options["out"]:
-            with open(options["out"], "w", encoding="latin-1") as handle:
+            with open(options["out"], "w", encoding="utf-8") as handle:
                 handle.write(text)
         else:
             self.stdout.write(text, ending="")

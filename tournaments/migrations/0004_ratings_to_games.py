@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("tournaments", "0002_swiss"),
+        ("tournaments", "0003_tiebreak_order_and_initial_colour"),
         ("games", "0007_ratings_from_tournaments"),
     ]
 
