@@ -50,14 +50,13 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
 
     from accounts.names import name_key
     from games.engine import new_course
-    from games.models import LakeCourse
-    from games.state import course_data
+    from games.state import course_data, stored_course
 
     call_command("migrate", verbosity=0)
     rng = random.Random(seed)
     now = datetime.now(UTC)
     data = course_data(new_course("standard", "A", random.Random(seed)))
-    course = LakeCourse.objects.create(key=LakeCourse.key_of(data), data=data, letter="A", side="standard")
+    course = stored_course(data)
     t0 = time.perf_counter()
     with connection.cursor() as cursor:
         raw = cursor.connection
@@ -85,17 +84,19 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
                 yellow = 1000 + rng.randrange(players)
                 red = 1000 + (yellow - 1000 + 1 + rng.randrange(players - 1)) % players
                 created = now - timedelta(days=rng.uniform(1, 700))
-                if rng.random() < 0.05:  # going on
+                if rng.random() < 0.05:  # going on; deadlines over the next weeks, a few passed since the last sweep
                     started = now - timedelta(hours=rng.uniform(0, 72))
-                    deadline = started + timedelta(days=rng.choice((3, 5, 10))) - timedelta(minutes=rng.uniform(0, 6000))
-                    sent = rng.random() < 0.5
-                    reminder = None if sent else deadline - timedelta(hours=24)
+                    deadline = now + timedelta(minutes=rng.uniform(-5, 60 * 24 * 20))
+                    reminder = deadline - timedelta(hours=24)
+                    sent = reminder < now - timedelta(minutes=5)  # the sweep sent those due before its last run
                     bot = rng.random() < 0.02
-                    updated = started
+                    updated = now - timedelta(seconds=rng.uniform(0, 300)) if bot else started
                     copy.write_row((i + 1, yellow, red, course.key, "A", "standard", True, "active", "dice",
                                     rng.randrange(2), 40, "", "", "", None, seed_hex, sha, 3, 7, True, started,
-                                    started + timedelta(days=3), deadline, reminder, started if sent else None,
+                                    started + timedelta(days=3), deadline, None if sent else reminder,
+                                    reminder if sent else None,
                                     bot, created, updated))
+                    continue
                 else:
                     finished = created + timedelta(days=rng.uniform(1, 60))
                     copy.write_row((i + 1, yellow, red, course.key, "A", "standard", True, "finished", "over",

@@ -84,6 +84,7 @@ class LakeCourse(models.Model):
 
     key = models.CharField(max_length=64, primary_key=True)
     data = models.JSONField(help_text='{"lake": ..., "course": ...} as in the game record')
+    compact = models.TextField(help_text="the same, as games.engine.compact writes it: what a process reads to play")
     letter = models.CharField(max_length=1)
     side = models.CharField(max_length=8, choices=LakeSide.choices)
     created_at = models.DateTimeField(default=timezone.now)
@@ -304,6 +305,10 @@ class EmailLog(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     sent_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    send_after = models.DateTimeField(
+        null=True, blank=True,
+        help_text="held back until then: a your-turn email waits a little, in case the player is there already",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "event", "key"], name="one_email_per_event")]
@@ -311,6 +316,8 @@ class EmailLog(models.Model):
             # the sweep re-queues unsent emails: only those are in this index
             models.Index(fields=["created_at"], condition=models.Q(sent_at__isnull=True, attempts__lt=20),
                          name="email_unsent"),
+            # and sends the held-back ones whose time has come
+            models.Index(fields=["send_after"], condition=models.Q(sent_at__isnull=True), name="email_held"),
         ]
 
     def __str__(self) -> str:

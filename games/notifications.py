@@ -12,7 +12,7 @@ queues again what was recorded but never sent (the broker was down).
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -63,18 +63,28 @@ def absolute(path: str) -> str:
 Email = tuple[Any, str, str, dict[str, Any]]  # user, event, key, data
 
 
-def record(emails: list[Email]) -> list[int]:
+def record(emails: list[Email], hold: timedelta | None = None) -> list[int]:
     """Inside the caller's transaction: the rows of the emails whose recipients want them,
-    published for sending when the transaction commits. The caller guarantees the keys are
-    new (it holds the lock of what the emails are about); use :func:`notify` otherwise."""
-    rows = [EmailLog(user=user, event=event, key=key, data=data) for user, event, key, data in emails
-            if user.wants_email(event)]
+    published for sending when the transaction commits — or, with ``hold``, left for the clock
+    sweep to send once that time has passed (``send_after``). The caller guarantees the keys
+    are new (it holds the lock of what the emails are about); use :func:`notify` otherwise."""
+    send_after = timezone.now() + hold if hold else None
+    rows = [EmailLog(user=user, event=event, key=key, data=data, send_after=send_after)
+            for user, event, key, data in emails if user.wants_email(event)]
     if not rows:
         return []
     EmailLog.objects.bulk_create(rows)
     ids = [row.pk for row in rows]
-    transaction.on_commit(lambda: emails_recorded.send(sender=EmailLog, ids=ids))
+    if send_after is None:
+        transaction.on_commit(lambda: emails_recorded.send(sender=EmailLog, ids=ids))
     return ids
+
+
+def your_turn_hold() -> timedelta:
+    """How long a your-turn email waits (settings.YOUR_TURN_EMAIL_DELAY, seconds): moves made in
+    quick succession (a player and a bot, two players online) send none while the player is
+    there, and no email is published on the move's own request (docs/performance.md)."""
+    return timedelta(seconds=settings.YOUR_TURN_EMAIL_DELAY)
 
 
 def notify(user: Any, event: str, key: str, data: dict[str, Any]) -> EmailLog | None:
@@ -187,6 +197,14 @@ def message_for(entry: EmailLog) -> EmailMultiAlternatives:
     return message
 
 
+def _moved_on(entry: EmailLog) -> bool:
+    """A your-turn email whose turn is over (the player moved while it was held back)."""
+    if entry.event != "your_turn":
+        return False
+    ply = int(entry.key.rsplit(":", 1)[1])
+    return not Game.objects.filter(pk=entry.data.get("game"), ply=ply, status=Game.Status.ACTIVE).exists()
+
+
 def send_logged(entry_id: int) -> bool:
     """Send one recorded email unless it went out already; raises when the server fails."""
     EmailLog.objects.filter(pk=entry_id, sent_at__isnull=True).update(attempts=F("attempts") + 1)
@@ -194,8 +212,8 @@ def send_logged(entry_id: int) -> bool:
         entry = EmailLog.objects.select_for_update().select_related("user").filter(pk=entry_id).first()
         if entry is None or entry.sent_at is not None:
             return False
-        if not entry.user.wants_email(entry.event):
-            entry.sent_at = timezone.now()  # unsubscribed since: nothing to send
+        if not entry.user.wants_email(entry.event) or _moved_on(entry):
+            entry.sent_at = timezone.now()  # unsubscribed since, or the player has moved already: nothing to send
             entry.save(update_fields=["sent_at"])
             return False
         message_for(entry).send()

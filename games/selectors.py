@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 
+from .loading import game_and_seats
 from .models import Challenge, Game, Move, Rating, Seat
 
 
@@ -45,35 +46,10 @@ def games_to_move(user: Any) -> QuerySet[Game]:
     return games_of(user).filter(sort=0)
 
 
-PLAYER_FIELDS = ("username", "is_bot", "bot_level", "email", "email_mode", "time_zone", "reminder_hours",
-                 "vacation_until")
-
-
-def players_only(prefix: str) -> list[str]:
-    """The user columns a game needs of its players (not their password hashes and the rest)."""
-    return [f"{prefix}{side}__{field}" for side in ("yellow", "red") for field in PLAYER_FIELDS]
-
-
 def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
-    """A game to show, with its players and its seats, in one query (the seats are read with
-    the game joined to each). None when there is no such game.
-
-    The columns are named and the two seats are put in order here rather than by the
-    database: for a query this small, Django's work to compile a wide select and an ORDER BY
-    costs more than the database's (docs/performance.md)."""
-    seats = sorted(
-        Seat.objects.select_related("game", "game__yellow", "game__red")
-        .only(*SEAT_COLUMNS, *[f"game__{f}" for f in GAME_COLUMNS], *players_only("game__"))
-        .filter(game_id=game_id)
-        .order_by(),
-        key=lambda seat: seat.index,
-    )
-    if not seats:
-        return None
-    game = seats[0].game
-    for seat in seats:
-        seat.game = game
-    return game, seats
+    """A game to show, with its players and its seats, in one query. None when there is no
+    such game (games.loading: the same read as the locked one of the services)."""
+    return game_and_seats(game_id)
 
 
 def ratings_of(user_ids: list[int]) -> dict[int, Rating]:
@@ -82,9 +58,6 @@ def ratings_of(user_ids: list[int]) -> dict[int, Rating]:
             .order_by()}
 
 
-SEAT_COLUMNS = ("game", "index", "color", "user", "q", "r", "heading", "dice", "damage", "next_buoy", "count",
-                "entries", "finished", "sunk", "moves", "points", "grace_seconds")
-GAME_COLUMNS = tuple(f.name for f in Game._meta.concrete_fields)
 MOVE_LIST_COLUMNS = ("game", "ply", "seat", "kind", "termination", "notation")
 
 

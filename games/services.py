@@ -53,6 +53,7 @@ from .errors import (
     StalePly,
     TimeOver,
 )
+from .loading import game_and_seats
 from .models import (
     COLORS,
     DAYS_PER_MOVE,
@@ -67,7 +68,6 @@ from .models import (
     Seat,
 )
 from .payloads import option_json, placement_json
-from .selectors import GAME_COLUMNS, SEAT_COLUMNS, players_only
 from .signals import challenge_made, game_finished, move_made
 from .state import (
     GAME_STATE_FIELDS,
@@ -223,7 +223,7 @@ def game_create(
     clock.start_turn(game, seats, game.created_at)
     game.save()
     Seat.objects.bulk_create(seats)
-    notifications.record(notifications.your_turn(game))
+    notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold())
     bot = game.bot_to_move
     transaction.on_commit(lambda: move_made.send(
         sender=Game, game_id=game.pk, ply=0, user_id_to_move=yellow.pk, turn_passed=True, bot_to_move=bot))
@@ -251,22 +251,12 @@ SEAT_FIELDS = (*SEAT_STATE_FIELDS, "grace_seconds")
 
 
 def _locked(game_id: int) -> tuple[Game, list[Seat]]:
-    """Load: the game row locked, with its players and its seats, in one query (the seats
-    are read through the join; only the game row is locked: ``FOR UPDATE OF``)."""
-    seats = sorted(
-        Seat.objects.select_for_update(of=("game",))
-        .select_related("game", "game__yellow", "game__red")
-        .only(*SEAT_COLUMNS, *[f"game__{f}" for f in GAME_COLUMNS], *players_only("game__"))
-        .filter(game_id=game_id)
-        .order_by(),
-        key=lambda seat: seat.index,
-    )
-    if not seats:
+    """Load: the game row locked, with its players and its seats, in one query (only the game
+    row is locked: ``FOR UPDATE OF``; games.loading)."""
+    found = game_and_seats(game_id, lock=True)
+    if found is None:
         raise NotFound(f"no game {game_id}", "game")
-    game = seats[0].game
-    for seat in seats:
-        seat.game = game
-    return game, seats
+    return found
 
 
 def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_key: str | None,
@@ -350,7 +340,7 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
     if finished:
         _finish(game, seats)
     elif turn_passed:
-        notifications.record(notifications.your_turn(game))
+        notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold())
     ply, to_move, bot = game.ply, game.user_id_to_move, game.bot_to_move
     transaction.on_commit(lambda: move_made.send(
         sender=Game, game_id=game.pk, ply=ply, user_id_to_move=to_move, turn_passed=turn_passed, bot_to_move=bot))

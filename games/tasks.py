@@ -36,7 +36,8 @@ def send_email(entry_id: int) -> bool:
 
 def due_time_outs(now: datetime) -> Any:
     """Active games whose player to move is past the deadline (index ``active_deadline``)."""
-    return Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now).values_list("pk", flat=True)
+    return (Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now).order_by("deadline")
+            .values_list("pk", flat=True))
 
 
 def due_reminders(now: datetime) -> Any:
@@ -45,6 +46,7 @@ def due_reminders(now: datetime) -> Any:
     return (
         Game.objects.filter(status=Game.Status.ACTIVE, reminder_at__lte=now)
         .filter(Q(reminder_sent_at__isnull=True) | Q(reminder_sent_at__lt=F("turn_started_at")))
+        .order_by("reminder_at")
         .values_list("pk", flat=True)
     )
 
@@ -52,20 +54,29 @@ def due_reminders(now: datetime) -> Any:
 def waiting_bots(now: datetime) -> Any:
     """Games where a house bot has been to move for two minutes: its task was lost (the broker
     restarted). Index ``active_bot_to_move``."""
-    return Game.objects.filter(status=Game.Status.ACTIVE, bot_to_move=True,
-                               updated_at__lt=now - timedelta(minutes=2)).values_list("pk", "ply")
+    return (Game.objects.filter(status=Game.Status.ACTIVE, bot_to_move=True, updated_at__lt=now - timedelta(minutes=2))
+            .order_by("updated_at").values_list("pk", "ply"))
 
 
 def unsent_emails(now: datetime) -> Any:
-    """Emails recorded a quarter of an hour ago and still not sent (index ``email_unsent``)."""
-    return (EmailLog.objects.filter(sent_at__isnull=True, attempts__lt=20, created_at__lt=now - timedelta(minutes=15))
+    """Emails recorded a quarter of an hour ago, not held back and still not sent (index
+    ``email_unsent``): queueing them failed or their task was lost."""
+    return (EmailLog.objects.filter(sent_at__isnull=True, attempts__lt=20, created_at__lt=now - timedelta(minutes=15),
+                                    send_after__isnull=True)
             .order_by("created_at").values_list("pk", flat=True)[:200])
+
+
+def held_emails_due(now: datetime) -> Any:
+    """Held-back emails whose time has come (index ``email_held``)."""
+    return (EmailLog.objects.filter(sent_at__isnull=True, send_after__lte=now).order_by("send_after")
+            .values_list("pk", flat=True)[:500])
 
 
 @shared_task
 def sweep_clocks() -> dict[str, int]:
-    """Every minute (beat): time-outs and reminders that are due, lost bot moves and unsent
-    emails, each by one indexed query (bench/sweep.py shows the plans at scale).
+    """Every minute (beat): time-outs and reminders that are due, lost bot moves, held-back
+    emails whose time has come and unsent emails, each by one indexed query (bench/sweep.py
+    shows the plans at scale).
 
     Each game is handled by a service that locks its row and checks again, so two sweeps
     at once, a sweep run twice, or a move at the same moment give one result."""
@@ -74,16 +85,20 @@ def sweep_clocks() -> dict[str, int]:
     reminded = sum(services.game_remind(game_id=game_id, now=now) for game_id in due_reminders(now))
     for game_id, ply in waiting_bots(now):
         bot_move.delay(game_id, ply)
+    due = list(held_emails_due(now))
+    EmailLog.objects.filter(pk__in=due).update(send_after=None)  # queued now; lost ones come back as unsent
+    for entry_id in due:
+        queue(entry_id)
     requeued = 0
     for entry_id in unsent_emails(now):
         queue(entry_id)
         requeued += 1
-    return {"timed_out": timed_out, "reminded": reminded, "requeued": requeued}
+    return {"timed_out": timed_out, "reminded": reminded, "released": len(due), "requeued": requeued}
 
 
 def digest_readers() -> Any:
     """Players who chose one daily digest (index ``user_digest``)."""
-    return User.objects.filter(email_mode=User.EmailMode.DIGEST, is_bot=False).exclude(email="")
+    return User.objects.filter(email_mode=User.EmailMode.DIGEST, is_bot=False).exclude(email="").order_by("pk")
 
 
 @shared_task

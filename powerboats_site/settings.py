@@ -186,6 +186,8 @@ WHITENOISE_USE_FINDERS = True
 
 # --- email ----------------------------------------------------------------------------
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+# a your-turn email waits this long (sent by the minute sweep), and is not sent if the player moved meanwhile
+YOUR_TURN_EMAIL_DELAY = env.int("YOUR_TURN_EMAIL_DELAY", default=120)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Powerboats <noreply@powerboats.local>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 

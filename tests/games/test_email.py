@@ -26,13 +26,22 @@ def subjects(outbox, user=None):
     return [m.subject for m in outbox if user is None or m.to == [user.email]]
 
 
+def release(capture, after: timedelta = timedelta(seconds=125)) -> None:
+    """The minute sweep once a your-turn email's hold (2 minutes by default) has passed."""
+    with time_machine.travel(datetime.now(UTC) + after, tick=False), capture(execute=True):
+        sweep_clocks()
+
+
 def test_your_turn_email_after_the_opponents_move(eager, mailoutbox, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         game = make_game()
+    assert mailoutbox == [], "held back a little, in case the player is there already"
+    release(django_capture_on_commit_callbacks)
     assert subjects(mailoutbox, game.yellow) == [f"Your turn in game {game.pk}"]  # place your boat
     line = game.course.data["course"]["start_finish_cells"]
     with django_capture_on_commit_callbacks(execute=True):
         services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    release(django_capture_on_commit_callbacks)
     email = mailoutbox[-1]
     assert email.to == [game.red.email] and email.subject == f"Your turn in game {game.pk}"
     html = email.alternatives[0][0]
@@ -43,12 +52,29 @@ def test_your_turn_email_after_the_opponents_move(eager, mailoutbox, django_capt
     assert email.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     with django_capture_on_commit_callbacks(execute=True):
         services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
+    release(django_capture_on_commit_callbacks)
     assert len(mailoutbox) == 2, "Red keeps the turn after placing: no new email"
+
+
+def test_no_your_turn_email_when_the_player_moved_before_it_went_out(eager, mailoutbox,
+                                                                      django_capture_on_commit_callbacks):
+    """Two players online at once (or a player and a bot): the held email of a turn the player
+    has already played is dropped, not sent."""
+    with django_capture_on_commit_callbacks(execute=True):
+        game = make_game()
+    line = game.course.data["course"]["start_finish_cells"]
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
+    release(django_capture_on_commit_callbacks)
+    assert subjects(mailoutbox, game.yellow) == [] and subjects(mailoutbox, game.red) == []
+    assert EmailLog.objects.filter(event="your_turn", sent_at__isnull=True).count() == 0
 
 
 def test_the_unsubscribe_link_works_without_logging_in(eager, mailoutbox, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         game = make_game()
+    release(django_capture_on_commit_callbacks)
     link = re.search(r"http://127.0.0.1:8000(/email/unsubscribe/\S+/)", mailoutbox[0].body).group(1)
     page = Client().get(link)
     assert page.status_code == 200 and b"unsubscribed" in page.content
@@ -58,6 +84,7 @@ def test_the_unsubscribe_link_works_without_logging_in(eager, mailoutbox, django
     with django_capture_on_commit_callbacks(execute=True):
         services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
         services.game_resign(user=game.red, game_id=game.pk)
+    release(django_capture_on_commit_callbacks)
     assert subjects(mailoutbox, game.yellow) == [f"Your turn in game {game.pk}"], "nothing more for Yellow"
     assert Client().post(link, {"resubscribe": "1"}).status_code == 200
     game.yellow.refresh_from_db()
@@ -134,7 +161,7 @@ def test_a_broker_that_is_down_does_not_lose_the_email(eager, mailoutbox, django
     with mock.patch.object(send_email, "delay", side_effect=ConnectionError("broker down")):
         with django_capture_on_commit_callbacks(execute=True):
             services.game_resign(user=game.red, game_id=game.pk)
-    assert mailoutbox == [] and EmailLog.objects.filter(sent_at__isnull=True).count() == 2
+    assert mailoutbox == [] and EmailLog.objects.filter(event="game_over", sent_at__isnull=True).count() == 2
     with time_machine.travel(datetime.now(UTC) + timedelta(minutes=20), tick=False):
         assert sweep_clocks()["requeued"] == 2
     assert len([m for m in mailoutbox if "is over" in m.subject]) == 2
