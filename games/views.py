@@ -34,7 +34,7 @@ from .forms import (
 )
 from .models import COLORS, Game, Move
 from .notifications import user_from_token
-from .payloads import dice_options, game_detail, shown_rows
+from .payloads import dice_options, shown_rows
 from .ratings import display as rating_display
 from .selectors import game_with_seats, games_of, games_to_move, history, open_challenges, ratings_of
 from .state import course_of, record_of, state_of
@@ -236,7 +236,6 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
     context: dict[str, Any] = {
         "players": players,
         "game": game,
-        "detail": game_detail(game, user, seats, state, rows),
         "board": svg,
         "at": at,
         "total": total,
