@@ -105,14 +105,17 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
         print(f"{games} games in {time.perf_counter() - t0:.0f} s", flush=True)
         t0 = time.perf_counter()
         with raw.cursor().copy(
-            "COPY games_emaillog (id, user_id, event, key, data, created_at, sent_at, attempts) FROM STDIN"
+            "COPY games_emaillog (id, user_id, event, key, data, created_at, sent_at, attempts, send_after) FROM STDIN"
         ) as copy:
             for i in range(emails):
                 created = now - timedelta(minutes=rng.uniform(0, 60 * 24 * 700))
                 unsent = rng.random() < 0.0005
+                held = now + timedelta(seconds=rng.uniform(-60, 120)) if rng.random() < 0.0002 else None
+                if held:  # your-turn emails of the last two minutes, waiting for the sweep
+                    created, unsent = held - timedelta(minutes=2), True
                 copy.write_row((i + 1, 1000 + rng.randrange(players), "your_turn", f"game:{i}:ply:1",
                                 json.dumps({"game": i}), created, None if unsent else created + timedelta(seconds=3),
-                                rng.randrange(3) if unsent else 1))
+                                0 if held else rng.randrange(3) if unsent else 1, held))
         print(f"{emails} email-log rows in {time.perf_counter() - t0:.0f} s", flush=True)
         for table, column in (("accounts_user", "id"), ("games_game", "id"), ("games_emaillog", "id")):
             cursor.execute(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), (SELECT max({column}) FROM {table}))")
@@ -154,7 +157,7 @@ def main() -> None:
     from django.utils import timezone
 
     from games.models import EmailLog, Game
-    from games.tasks import digest_readers, due_reminders, due_time_outs, unsent_emails, waiting_bots
+    from games.tasks import digest_readers, due_reminders, due_time_outs, held_emails_due, unsent_emails, waiting_bots
 
     now = timezone.now()
     print(f"\n{Game.objects.count()} games ({Game.objects.filter(status='active').count()} going on), "
@@ -164,6 +167,7 @@ def main() -> None:
         "reminders due (sweep_clocks)": explain("reminders due", due_reminders(now)),
         "house bots waiting (sweep_clocks)": explain("house bots waiting", waiting_bots(now)),
         "unsent emails (sweep_clocks)": explain("unsent emails", unsent_emails(now)),
+        "held emails due (sweep_clocks)": explain("held emails due", held_emails_due(now)),
         "digest readers (send_digests)": explain("digest readers", digest_readers()),
     }
     print("\nquery                                  ms      index   goal < 100 ms")

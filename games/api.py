@@ -1,21 +1,25 @@
 """The REST API (``/api/``): everything the site does, for bots and other clients.
 
 Errors are JSON: ``{"code": ..., "message": ..., "field": ..., "rule": ...}`` with a 4xx
-status. Moves carry the ``ply`` the client saw; a POST with an ``Idempotency-Key`` header
-that is retried gets the first answer again.
+status (powerboats_site.schema.ErrorOut). Every body is read by a serializer before anything
+else, so a body of the wrong shape is refused naming the field and changes nothing. Moves carry
+the ``ply`` the client saw; a POST with an ``Idempotency-Key`` header that is retried gets the
+first answer again. The schema (``/api/schema/``) describes every answer; the fuzz stage
+(bin/fuzz) holds the site to it.
 """
 
 from __future__ import annotations
 
+import zoneinfo
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import models
-from django.shortcuts import get_object_or_404
+from django.db import IntegrityError, models
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import exceptions, serializers, status
-from rest_framework.pagination import PageNumberPagination
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import exceptions, generics, serializers, status
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,20 +27,29 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from games.engine import DIRECTION_NAMES, Change, DiceChoice
+from powerboats_site.pagination import Pages
+from powerboats_site.schema import errors
+from powerboats_site.strict import StrictInput, StrictModelInput
 
-from . import services
-from .errors import ServiceError
-from .models import DAYS_PER_MOVE, GRACE_DAYS, Challenge, ColorChoice, CourseLetter, Game, LakeSide
+from . import api_enums, services
+from .api_serializers import ActionOut, GameDetailOut, GameRecordOut, RegisteredOut, VacationOut
+from .errors import NotFound, ServiceError
+from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide
 from .payloads import game_detail
 from .selectors import MOVE_LIST_COLUMNS, game_with_seats, games_of, history, open_challenges
 from .state import record_of
 
 User = get_user_model()
+TIME_ZONES = sorted(zoneinfo.available_timezones())
 
 IDEMPOTENCY = OpenApiParameter(
-    "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
-    description="Any unique string; a retried request with the same key gets the first answer.",
+    "Idempotency-Key", {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[\\x21-\\x7e]+$"},
+    OpenApiParameter.HEADER, required=False,
+    description="Any unique string of 1 to 100 visible ASCII characters; a retried request with the same key gets "
+                "the first answer.",
 )
+MOVE_ERRORS = errors(403, 409, e403="not a player in this game, or not your turn",
+                     e409="the ply is stale, the game is over, or your time ran out (code time_over)")
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -48,10 +61,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     if isinstance(exc, exceptions.ValidationError):
         field, message = _first_error(exc.detail)
-        body: dict[str, Any] = {"code": "invalid", "message": f"{field}: {message}" if field else message, "errors": exc.detail}
-        if field:
-            body["field"] = field
-        response.data = body
+        field = field or "body"
+        response.data = {"code": "invalid", "message": f"{field}: {message}", "field": field, "errors": exc.detail}
     elif isinstance(exc, exceptions.APIException):
         codes = exc.get_codes()
         response.data = {"code": codes if isinstance(codes, str) else "error", "message": str(exc.detail)}
@@ -61,26 +72,48 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 def _first_error(detail: Any, prefix: str = "") -> tuple[str, str]:
     if isinstance(detail, dict):
         for key, value in detail.items():
-            name = "" if key == "non_field_errors" else (f"{prefix}.{key}" if prefix else str(key))
+            name = prefix if key == "non_field_errors" else (f"{prefix}.{key}" if prefix else str(key))
             return _first_error(value, name)
     if isinstance(detail, list) and detail:
         return _first_error(detail[0], prefix)
     return prefix, str(detail)
 
 
+def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:  # type: ignore[type-arg]
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def _key(request: Request) -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not (1 <= len(key) <= 100 and all("!" <= c <= "~" for c in key)):
+        raise ServiceError("Idempotency-Key must be 1 to 100 visible ASCII characters", "Idempotency-Key")
+    return key
+
+
 # --- serializers --------------------------------------------------------------------------
 
 
-class ChallengeIn(serializers.Serializer):  # type: ignore[type-arg]
-    color = serializers.ChoiceField(choices=ColorChoice.values, default=ColorChoice.RANDOM,
+class Flag(serializers.BooleanField):
+    """A JSON boolean, true or false: nothing else (not 0, 1, "yes") is read as one."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class ChallengeIn(StrictInput):
+    color = serializers.ChoiceField(choices=ColorChoice.choices, default=ColorChoice.RANDOM,
                                     help_text="the challenger's colour: yellow places first, red moves first")
-    days_per_move = serializers.ChoiceField(choices=DAYS_PER_MOVE, default=3)
-    grace_days = serializers.ChoiceField(choices=GRACE_DAYS, default=7, help_text="each player's grace bank")
-    course_letter = serializers.ChoiceField(choices=CourseLetter.values, default="", allow_blank=True,
+    days_per_move = serializers.ChoiceField(choices=api_enums.DAYS_PER_MOVE, default=3)
+    grace_days = serializers.ChoiceField(choices=api_enums.GRACE_DAYS, default=7, help_text="each player's grace bank")
+    course_letter = serializers.ChoiceField(choices=CourseLetter.choices, default="", allow_blank=True,
                                             help_text="A, B, C, or empty for a random course (R3)")
-    lake_side = serializers.ChoiceField(choices=LakeSide.values, default=LakeSide.STANDARD, help_text="R2")
-    rated = serializers.BooleanField(default=True)
-    opponent = serializers.CharField(required=False, allow_blank=True, default="",
+    lake_side = serializers.ChoiceField(choices=LakeSide.choices, default=LakeSide.STANDARD, help_text="R2")
+    rated = Flag(default=True)
+    opponent = serializers.CharField(required=False, allow_blank=True, default="", max_length=150,
                                      help_text="username of the player challenged; empty: open to all")
 
     def validate_opponent(self, value: str) -> Any:
@@ -94,13 +127,12 @@ class ChallengeIn(serializers.Serializer):  # type: ignore[type-arg]
 
 class ChallengeOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     created_by = serializers.CharField(source="created_by.username")
-    opponent = serializers.CharField(source="opponent.username", default=None)
+    opponent = serializers.CharField(source="opponent.username", default=None, allow_null=True)
 
     class Meta:
         model = Challenge
         fields = ["id", "created_by", "opponent", "color", "days_per_move", "grace_days", "course_letter", "lake_side",
-                  "rated",
-                  "status", "created_at", "game"]
+                  "rated", "status", "created_at", "game"]
 
 
 class GameSummary(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -114,6 +146,7 @@ class GameSummary(serializers.ModelSerializer):  # type: ignore[type-arg]
         fields = ["id", "yellow", "red", "status", "phase", "ply", "to_move", "your_turn", "course_letter",
                   "lake_side", "days_per_move", "rated", "winner_color", "termination", "result_reason", "updated_at"]
 
+    @extend_schema_field(serializers.ChoiceField(choices=api_enums.PLAYER_COLOR, allow_null=True))
     def get_to_move(self, game: Game) -> str | None:
         return None if game.over else ("yellow", "red")[game.to_move]
 
@@ -122,28 +155,31 @@ class GameSummary(serializers.ModelSerializer):  # type: ignore[type-arg]
         return bool(game.user_id_to_move == user.pk)
 
 
-class Ply(serializers.Serializer):  # type: ignore[type-arg]
-    ply = serializers.IntegerField(min_value=0, help_text="the game's ply as you saw it (refused with 409 if stale)")
+class Ply(StrictInput):
+    ply = serializers.IntegerField(min_value=0, max_value=10**6,
+                                   help_text="the game's ply as you saw it (refused with 409 if stale)")
 
 
 class PlaceIn(Ply):
-    cell = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2,
-                                 help_text="[q, r]: a free start/finish-line cell (R5)")
+    cell = serializers.ListField(child=serializers.IntegerField(min_value=-1000, max_value=1000), min_length=2,
+                                 max_length=2, help_text="[q, r]: a free start/finish-line cell (R5)")
     heading = serializers.IntegerField(min_value=0, max_value=5, help_text="0..5, counter-clockwise from east")
 
 
 class RollIn(Ply):
     change = serializers.ChoiceField(choices=[c.value for c in Change], help_text="keep, add or remove (R6)")
-    remove = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0,
+    remove = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0, max_value=1000,
                                       help_text="index of the die to remove (with change=remove)")
-    reroll = serializers.ListField(child=serializers.IntegerField(min_value=0), default=list,
-                                   help_text="indices of the held dice to re-roll")
+    reroll = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=1000), default=list,
+                                   max_length=1000, help_text="indices of the held dice to re-roll")
 
     def choice(self) -> DiceChoice:
         data = self.validated_data
         return DiceChoice(Change(data["change"]), data.get("remove"), tuple(data.get("reroll", [])))
 
 
+@extend_schema_field({"oneOf": [{"type": "integer", "minimum": 0, "maximum": 5},
+                                {"type": "string", "enum": list(DIRECTION_NAMES)}]})
 class DirectionField(serializers.Field):  # type: ignore[type-arg]
     default_error_messages = {"invalid": "a direction is 0..5 or one of E, NE, NW, W, SW, SE"}
 
@@ -167,15 +203,44 @@ class DirectionIn(Ply):
     direction = DirectionField(help_text="0..5 or E, NE, NW, W, SW, SE: the heading, or 60° left or right of it (R7)")
 
 
-# --- views --------------------------------------------------------------------------------
+@extend_schema_field({"type": "boolean", "enum": [True]})
+class TrueField(Flag):
+    def to_internal_value(self, data: Any) -> bool:
+        if data is not True:
+            self.fail("true")
+        return True
 
-ANY = OpenApiTypes.OBJECT
+    default_error_messages = {"true": "must be true"}
+
+
+class ResignIn(StrictInput):
+    confirm = TrueField(help_text="must be true: you resign")
+
+
+class VacationIn(StrictInput):
+    days = serializers.IntegerField(required=False, min_value=1, max_value=366,
+                                    help_text="default: every day left this year")
+
+
+# --- challenges -----------------------------------------------------------------------------
+
+
+def visible_challenge(user: Any, challenge_id: int) -> Challenge:
+    """A challenge as ``user`` may see it: open ones to all, one made to a named player only to
+    its two players, a cancelled (deleted) one to nobody."""
+    challenge = Challenge.objects.select_related("created_by", "opponent").filter(pk=challenge_id).first()
+    if challenge is None or challenge.status == Challenge.Status.CANCELLED:
+        raise NotFound(f"no challenge {challenge_id}", "challenge")
+    if challenge.opponent_id is not None and getattr(user, "pk", None) not in (challenge.created_by_id,
+                                                                              challenge.opponent_id):
+        raise NotFound(f"no challenge {challenge_id}", "challenge")
+    return challenge
 
 
 class ChallengeList(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
-    @extend_schema(responses=ChallengeOut(many=True), summary="Open challenges (and yours)")
+    @extend_schema(responses=ChallengeOut(many=True), summary="Open challenges, and those made by you or to you")
     def get(self, request: Request) -> Response:
         return Response(ChallengeOut(open_challenges(request.user), many=True).data)
 
@@ -189,11 +254,12 @@ class ChallengeList(APIView):
 class ChallengeDetail(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
-    @extend_schema(responses=ChallengeOut)
+    @extend_schema(responses=ChallengeOut, summary="A challenge (one to a named player: for its two players only)")
     def get(self, request: Request, challenge_id: int) -> Response:
-        return Response(ChallengeOut(get_object_or_404(Challenge, pk=challenge_id)).data)
+        return Response(ChallengeOut(visible_challenge(request.user, challenge_id)).data)
 
-    @extend_schema(request=None, responses=ChallengeOut, summary="Cancel your challenge")
+    @extend_schema(request=None, responses={200: ChallengeOut, **errors(403, 409)},
+                   summary="Cancel your challenge (it is gone afterwards)")
     def delete(self, request: Request, challenge_id: int) -> Response:
         return Response(ChallengeOut(services.challenge_cancel(user=request.user, challenge_id=challenge_id)).data)
 
@@ -201,7 +267,8 @@ class ChallengeDetail(APIView):
 class ChallengeAccept(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={201: GameSummary}, summary="Accept a challenge: the game starts")
+    @extend_schema(request=None, responses={201: GameSummary, **errors(403, 409)},
+                   summary="Accept a challenge: the game starts")
     def post(self, request: Request, challenge_id: int) -> Response:
         game = services.challenge_accept(user=request.user, challenge_id=challenge_id)
         return Response(GameSummary(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
@@ -210,42 +277,26 @@ class ChallengeAccept(APIView):
 class ChallengeDecline(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses=ChallengeOut, summary="Decline a challenge made to you")
+    @extend_schema(request=None, responses={200: ChallengeOut, **errors(403, 409)},
+                   summary="Decline a challenge made to you")
     def post(self, request: Request, challenge_id: int) -> Response:
         return Response(ChallengeOut(services.challenge_decline(user=request.user, challenge_id=challenge_id)).data)
 
 
-class GameList(APIView):
+# --- games ----------------------------------------------------------------------------------
+
+
+class GameList(generics.ListAPIView):  # type: ignore[type-arg]
     permission_classes = [IsAuthenticated]
+    serializer_class = GameSummary
+    pagination_class = Pages
 
-    @extend_schema(responses=GameSummary(many=True), summary="My games: your turn first")
-    def get(self, request: Request) -> Response:
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(games_of(request.user), request, view=self)
-        return paginator.get_paginated_response(GameSummary(page, many=True, context={"request": request}).data)
+    @extend_schema(summary="My games: your turn first")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
 
-
-class GameDetail(APIView):
-    permission_classes = [IsAuthenticatedOrReadOnly]
-
-    @extend_schema(
-        responses=ANY,
-        summary="A game's full state",
-        description="For the player to move: `placements`, `dice_options` (R6) or `options` "
-        "(the three directions with reach, path, crash, damage, buoys rounded, finish; R7).",
-    )
-    def get(self, request: Request, game_id: int) -> Response:
-        found = game_with_seats(game_id)
-        if found is None:
-            raise exceptions.NotFound(f"no game {game_id}")
-        game, seats = found
-        etag = game_etag(game, request.user)
-        if etag in _if_none_match(request):
-            return _not_modified(etag)
-        response = Response(game_detail(game, request.user, seats, moves=history(game, MOVE_LIST_COLUMNS)))
-        response["ETag"] = etag
-        response["Cache-Control"] = "private, no-cache"
-        return response
+    def get_queryset(self) -> Any:
+        return games_of(self.request.user)
 
 
 def game_etag(game: Game, user: Any) -> str:
@@ -260,38 +311,49 @@ def _if_none_match(request: Request) -> set[str]:
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
-def _not_modified(etag: str) -> Response:
-    response = Response(status=status.HTTP_304_NOT_MODIFIED)
-    response["ETag"] = etag
-    response["Cache-Control"] = "private, no-cache"
-    return response
+class GameDetail(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(
+        responses={200: GameDetailOut, 304: OpenApiResponse(description="not modified: the version you have is current")},
+        parameters=[OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER,
+                                     description="the ETag of the version you have: 304 if it is still current")],
+        summary="A game's full state",
+        description="For the player to move: `placements`, `dice_options` (R6) or `options` "
+        "(the three directions with reach, path, crash, damage, buoys rounded, finish; R7). Answers with an "
+        "`ETag`; send it back in `If-None-Match` and an unchanged game answers 304 with no body.",
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        found = game_with_seats(game_id)
+        if found is None:
+            raise NotFound(f"no game {game_id}", "game")
+        game, seats = found
+        etag = game_etag(game, request.user)
+        if etag in _if_none_match(request):
+            response = Response(status=status.HTTP_304_NOT_MODIFIED)
+        else:
+            response = Response(game_detail(game, request.user, seats, moves=history(game, MOVE_LIST_COLUMNS)))
+        response["ETag"] = etag
+        response["Cache-Control"] = "private, no-cache"
+        return response
 
 
 class GameRecord(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
-    @extend_schema(responses=ANY, summary="The game record (docs/game-record.md)")
+    @extend_schema(responses=GameRecordOut, summary="The game record (docs/game-record.md)")
     def get(self, request: Request, game_id: int) -> Response:
-        return Response(record_of(get_object_or_404(Game.objects.select_related("yellow", "red"), pk=game_id)))
-
-
-def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:  # type: ignore[type-arg]
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
-
-
-def _key(request: Request) -> str | None:
-    key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= 100:
-        raise ServiceError("Idempotency-Key must be 1 to 100 characters", "Idempotency-Key")
-    return key
+        game = Game.objects.select_related("yellow", "red").filter(pk=game_id).first()
+        if game is None:
+            raise NotFound(f"no game {game_id}", "game")
+        return Response(record_of(game))
 
 
 class GamePlace(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=PlaceIn, responses=ANY, parameters=[IDEMPOTENCY], summary="Place your boat (R5)")
+    @extend_schema(request=PlaceIn, responses={200: ActionOut, **MOVE_ERRORS}, parameters=[IDEMPOTENCY],
+                   summary="Place your boat (R5)")
     def post(self, request: Request, game_id: int) -> Response:
         data = _valid(PlaceIn, request)
         return Response(services.game_place(
@@ -303,7 +365,7 @@ class GamePlace(APIView):
 class GameRoll(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=RollIn, responses=ANY, parameters=[IDEMPOTENCY],
+    @extend_schema(request=RollIn, responses={200: ActionOut, **MOVE_ERRORS}, parameters=[IDEMPOTENCY],
                    summary="Choose and roll your dice (R6); the server rolls")
     def post(self, request: Request, game_id: int) -> Response:
         serializer = RollIn(data=request.data)
@@ -317,7 +379,8 @@ class GameRoll(APIView):
 class GameDirection(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=DirectionIn, responses=ANY, parameters=[IDEMPOTENCY], summary="Choose a direction (R7)")
+    @extend_schema(request=DirectionIn, responses={200: ActionOut, **MOVE_ERRORS}, parameters=[IDEMPOTENCY],
+                   summary="Choose a direction (R7)")
     def post(self, request: Request, game_id: int) -> Response:
         data = _valid(DirectionIn, request)
         return Response(services.game_choose_direction(
@@ -329,20 +392,20 @@ class GameDirection(APIView):
 class GameResign(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        request=inline_serializer("ResignIn", {"confirm": serializers.BooleanField()}),
-        responses=ANY, parameters=[IDEMPOTENCY], summary="Resign (send confirm: true)",
-    )
+    @extend_schema(request=ResignIn, responses={200: ActionOut, **errors(403, 409)}, parameters=[IDEMPOTENCY],
+                   summary="Resign (send confirm: true)")
     def post(self, request: Request, game_id: int) -> Response:
-        if request.data.get("confirm") is not True:
-            raise ServiceError("send confirm: true to resign", "confirm")
+        _valid(ResignIn, request)
         return Response(services.game_resign(user=request.user, game_id=game_id, idempotency_key=_key(request)))
 
 
 # --- me: preferences and vacation -----------------------------------------------------------
 
 
-class MeSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class MeSerializer(StrictModelInput):
+    time_zone = serializers.ChoiceField(choices=TIME_ZONES, required=False,
+                                        help_text="your time zone (IANA), for dates in emails")
+
     class Meta:
         model = User
         fields = ["username", "email", "is_bot", "email_mode", "digest_hour", "reminder_hours", "time_zone",
@@ -350,6 +413,14 @@ class MeSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         read_only_fields = ["username", "is_bot", "vacation_days_per_year"]
         extra_kwargs = {"digest_hour": {"min_value": 0, "max_value": 23},
                         "reminder_hours": {"min_value": 1, "max_value": 336}}
+
+
+class MeOut(MeSerializer):
+    vacation = VacationOut(allow_null=True, read_only=True, help_text="the vacation you are on")
+    vacation_days_left = serializers.FloatField(read_only=True, help_text="this calendar year (UTC)")
+
+    class Meta(MeSerializer.Meta):
+        fields = [*MeSerializer.Meta.fields, "vacation", "vacation_days_left"]
 
 
 def _me(user: Any) -> dict[str, Any]:
@@ -364,11 +435,11 @@ def _me(user: Any) -> dict[str, Any]:
 class Me(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=MeSerializer, summary="Your account and preferences")
+    @extend_schema(responses=MeOut, summary="Your account and preferences")
     def get(self, request: Request) -> Response:
         return Response(_me(request.user))
 
-    @extend_schema(request=MeSerializer, responses=MeSerializer, summary="Change your email and time preferences")
+    @extend_schema(request=MeSerializer, responses=MeOut, summary="Change your email and time preferences")
     def patch(self, request: Request) -> Response:
         serializer = MeSerializer(request.user, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
@@ -379,24 +450,21 @@ class Me(APIView):
 class MyVacation(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        request=inline_serializer("VacationIn", {"days": serializers.IntegerField(required=False, min_value=1)}),
-        responses=ANY, summary="Start a vacation: your clocks stop (days: default all left this year)",
-    )
+    @extend_schema(request=VacationIn, responses={201: MeOut, **errors(409, e409="you are on vacation already")},
+                   summary="Start a vacation: your clocks stop (days: default all left this year)")
     def post(self, request: Request) -> Response:
-        days = request.data.get("days")
-        if days is not None and (isinstance(days, bool) or not isinstance(days, int)):
-            raise ServiceError("days must be a whole number", "days")
-        services.vacation_start(user=request.user, days=days)
+        data = _valid(VacationIn, request)
+        services.vacation_start(user=request.user, days=data.get("days"))
         return Response(_me(request.user), status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses=ANY, summary="End your vacation now")
+    @extend_schema(request=None, responses={200: MeOut, **errors(409, e409="you are not on vacation")},
+                   summary="End your vacation now")
     def delete(self, request: Request) -> Response:
         services.vacation_end(user=request.user)
         return Response(_me(request.user))
 
 
-# --- bots ---------------------------------------------------------------------------------
+# --- accounts and bots ------------------------------------------------------------------------
 
 
 class PlayBotIn(ChallengeIn):
@@ -406,7 +474,8 @@ class PlayBotIn(ChallengeIn):
 class PlayBot(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=PlayBotIn, responses={201: GameSummary}, summary="Play a house bot: the game starts at once")
+    @extend_schema(request=PlayBotIn, responses={201: GameSummary},
+                   summary="Play a house bot: the game starts at once")
     def post(self, request: Request) -> Response:
         from .bots import play_house_bot
 
@@ -416,14 +485,14 @@ class PlayBot(APIView):
         return Response(GameSummary(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
-class RegisterIn(serializers.Serializer):  # type: ignore[type-arg]
+class RegisterIn(StrictInput):
     username = serializers.CharField(
         min_length=3, max_length=30, trim_whitespace=False,
         help_text="3 to 30 characters: letters, digits and @ . + - _; a name that looks like one already taken is refused",
     )
     email = serializers.EmailField(required=False, allow_blank=True, default="")
-    password = serializers.CharField(min_length=10, write_only=True)
-    is_bot = serializers.BooleanField(default=False, help_text="a BOT account, played by your program")
+    password = serializers.CharField(min_length=10, max_length=200, write_only=True)
+    is_bot = Flag(default=False, help_text="a BOT account, played by your program")
 
     def validate_username(self, value: str) -> str:
         from django.core.exceptions import ValidationError as DjangoValidationError
@@ -441,7 +510,8 @@ class Register(APIView):
     permission_classes: list[type] = []
     authentication_classes: list[type] = []
 
-    @extend_schema(request=RegisterIn, responses={201: ANY}, summary="Create an account (a bot account with is_bot)")
+    @extend_schema(request=RegisterIn, responses={201: RegisteredOut},
+                   summary="Create an account (a bot account with is_bot)")
     def post(self, request: Request) -> Response:
         from django.contrib.auth.password_validation import validate_password
         from django.core.exceptions import ValidationError as DjangoValidationError
@@ -452,7 +522,10 @@ class Register(APIView):
             validate_password(data["password"], User(username=data["username"]))
         except DjangoValidationError as exc:
             raise ServiceError(f"password: {' '.join(exc.messages)}", "password") from None
-        user = User.objects.create_user(data["username"], data["email"], data["password"], is_bot=data["is_bot"])
+        try:
+            user = User.objects.create_user(data["username"], data["email"], data["password"], is_bot=data["is_bot"])
+        except IntegrityError:  # a look-alike name was taken at the same moment
+            raise ServiceError("username: that name (or one that looks like it) is taken", "username") from None
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"username": user.username, "is_bot": user.is_bot, "token": token.key},
                         status=status.HTTP_201_CREATED)
@@ -461,7 +534,8 @@ class Register(APIView):
 class BecomeBot(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses=ANY, summary="Turn your account into a BOT account (no games yet; for good)")
+    @extend_schema(request=None, responses=MeOut,
+                   summary="Turn your account into a BOT account (no games yet; for good)")
     def post(self, request: Request) -> Response:
         user = request.user
         if user.is_bot:
@@ -471,3 +545,18 @@ class BecomeBot(APIView):
         user.is_bot = True
         user.save(update_fields=["is_bot"])
         return Response(_me(user))
+
+
+class TokenOut(serializers.Serializer):  # type: ignore[type-arg]
+    token = serializers.CharField()
+
+
+class ObtainToken(ObtainAuthToken):
+    """A token for a username and password (failed logins are counted: accounts/throttle.py)."""
+
+    @extend_schema(request=AuthTokenSerializer,
+                   responses={200: TokenOut, **errors(429, e429="too many failed logins: try again later "
+                                                                "(Retry-After)")},
+                   summary="Get your API token")
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 
 from games.engine import Phase
 from games.engine.bot import LEVELS, ExpectimaxPlayer, make_player
@@ -70,8 +71,11 @@ def bot_act(*, game_id: int, ply: int) -> dict[str, Any] | None:
         return None
 
 
+@transaction.atomic
 def play_house_bot(*, user: Any, level: str, **options: Any) -> Game:
-    """A challenge to a house bot, accepted by the bot at once (both through the services)."""
+    """A challenge to a house bot, accepted by the bot at once (both through the services), in
+    one transaction: the bot's own accept task, queued when the challenge commits, finds it
+    accepted already and does nothing, so the caller always gets the game."""
     bot = house_bots().filter(bot_level=level).first()
     if bot is None:
         raise ServiceError(f"there is no {level} bot here: use one of {', '.join(LEVELS)}", "level")

@@ -235,8 +235,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_SCHEMA_CLASS": "powerboats_site.schema.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "powerboats_site.pagination.Pages",
+    # the API reads JSON bodies only: one way to send a value, checked field by field
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "games.api.exception_handler",
     "PAGE_SIZE": 50,
     "NUM_PROXIES": PROXY_COUNT,  # the client address of throttles (and of login lockouts)
@@ -249,6 +251,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "ChallengeColorEnum": "games.models.ColorChoice",
+        "PlayerColorEnum": "games.api_enums.PLAYER_COLOR",
+        "DaysPerMoveEnum": "games.api_enums.DAYS_PER_MOVE",
+        "GraceDaysEnum": "games.api_enums.GRACE_DAYS",
+        "DirectionNameEnum": "games.api_enums.DIRECTION_NAME",
+        "ChallengeStatusEnum": "games.models.Challenge.Status",
+        "GameStatusEnum": "games.models.Game.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "LakeSideEnum": "games.models.LakeSide",
+        "ByePointsEnum": "tournaments.models.Tournament.ByePoints",
+    },
 }
 
 LOGGING = {

@@ -3,6 +3,7 @@ from django.urls import include, path
 
 from accounts.views import PasswordResetView
 from games import views as game_views
+from powerboats_site import converters  # noqa: F401  (registers <id:…> before the apps' URLs use it)
 from tournaments.urls import api_urlpatterns as rating_api
 
 urlpatterns = [
@@ -16,3 +17,6 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler404 = "powerboats_site.errors.not_found"
+handler500 = "powerboats_site.errors.server_error"

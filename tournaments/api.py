@@ -1,23 +1,29 @@
-"""Ratings in the API: the leaderboard and a player's rating with its history."""
+"""Ratings and tournaments in the API: the leaderboard, a player's rating with its history, and
+Swiss tournaments (list, create, detail, register, withdraw, remove, bye, TRF export).
+
+Every answer has a serializer in the schema; errors are JSON (powerboats_site.schema.ErrorOut)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import models
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.errors import ServiceError
+from games.api import Flag
+from games.errors import NotFound, ServiceError
 from games.ratings import display as rating_display
+from powerboats_site.pagination import Pages
+from powerboats_site.schema import errors
+from powerboats_site.strict import StrictInput, StrictModelInput
 
 from . import selectors, services
 from .models import TOURNAMENT_SETTINGS, Rating, Tournament
@@ -26,10 +32,49 @@ from .standings import TIEBREAKS
 User = get_user_model()
 
 
+class RatingOut(serializers.Serializer):  # type: ignore[type-arg]
+    rating = serializers.FloatField()
+    deviation = serializers.FloatField()
+    volatility = serializers.FloatField()
+    provisional = serializers.BooleanField(help_text="while the deviation is 110 or more (shown as 1500?)")
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    points = serializers.IntegerField(help_text="game points (R14) in rated games")
+    points_per_game = serializers.FloatField()
+    shown = serializers.CharField(help_text="as shown on the site, e.g. 1543 or 1500?")
+    last_rated_at = serializers.DateTimeField(allow_null=True)
+
+
+class LeaderboardRowOut(RatingOut):
+    rank = serializers.IntegerField()
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+class RatingChangeOut(serializers.Serializer):  # type: ignore[type-arg]
+    game = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    opponent = serializers.CharField()
+    score = serializers.FloatField()
+    rating = serializers.FloatField()
+    deviation = serializers.FloatField()
+    change = serializers.FloatField()
+
+
+class PlayerOut(serializers.Serializer):  # type: ignore[type-arg]
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    rating = RatingOut()
+    history = RatingChangeOut(many=True)
+
+
 def rating_json(r: Rating | None) -> dict[str, Any]:
     if r is None:
         return {"rating": 1500.0, "deviation": 350.0, "volatility": 0.06, "provisional": True, "games": 0, "wins": 0,
-                "draws": 0, "losses": 0, "points": 0, "points_per_game": 0.0, "shown": "1500?"}
+                "draws": 0, "losses": 0, "points": 0, "points_per_game": 0.0, "shown": "1500?",
+                "last_rated_at": None}
     return {
         "rating": round(r.rating, 2), "deviation": round(r.deviation, 2), "volatility": round(r.volatility, 6),
         "provisional": r.provisional, "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses,
@@ -40,20 +85,20 @@ def rating_json(r: Rating | None) -> dict[str, Any]:
 
 class LeaderboardView(APIView):
     permission_classes = [AllowAny]
+    pagination_class = Pages
 
     @extend_schema(
-        parameters=[OpenApiParameter("by", OpenApiTypes.STR, enum=["rating", "points"]),
-                    OpenApiParameter("page", OpenApiTypes.INT)],
-        responses=OpenApiTypes.OBJECT, summary="Top players by rating (established, active) or by points per game",
+        parameters=[OpenApiParameter("by", OpenApiTypes.STR, enum=["rating", "points"], default="rating"),
+                    OpenApiParameter("page", {"type": "integer", "minimum": 1, "maximum": 10**9})],
+        responses=LeaderboardRowOut(many=True),
+        summary="Top players by rating (established, active) or by points per game",
     )
     def get(self, request: Request) -> Response:
         by = request.query_params.get("by", "rating")
         if by not in ("rating", "points"):
-            from games.errors import ServiceError
-
             raise ServiceError("by must be rating or points", "by")
         rows = selectors.points_table() if by == "points" else selectors.leaderboard()
-        paginator = PageNumberPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(rows, request, view=self)
         assert page is not None
         start = (paginator.page.number - 1) * paginator.page.paginator.per_page
@@ -65,9 +110,11 @@ class LeaderboardView(APIView):
 class PlayerView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A player's rating and rating history")
+    @extend_schema(responses=PlayerOut, summary="A player's rating and rating history")
     def get(self, request: Request, username: str) -> Response:
-        player = get_object_or_404(User, username=username)
+        player = User.objects.filter(username=username).first()
+        if player is None:
+            raise NotFound(f"no player {username!r}", "username")
         history = selectors.history(player)
         return Response({
             "username": player.username,
@@ -85,15 +132,74 @@ class PlayerView(APIView):
 # --- tournaments ----------------------------------------------------------------------------
 
 
-class TournamentIn(serializers.ModelSerializer):  # type: ignore[type-arg]
-    tiebreaks = serializers.CharField(
-        required=False, allow_blank=True, max_length=60,
+class TournamentIn(StrictModelInput):
+    serializer_field_mapping = {**serializers.ModelSerializer.serializer_field_mapping, models.BooleanField: Flag}
+    tiebreaks = serializers.RegexField(
+        r"^[A-Z0-9/ ]*$", required=False, allow_blank=True, max_length=60,
         help_text="tie-breaks after the score, in order, space-separated FIDE C.07 codes: " + ", ".join(TIEBREAKS),
     )
 
     class Meta:
         model = Tournament
         fields = TOURNAMENT_SETTINGS
+
+
+class TournamentSummaryOut(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=Tournament.Status.choices)
+    rounds = serializers.IntegerField()
+    current_round = serializers.IntegerField()
+    director = serializers.CharField()
+    starts_at = serializers.DateTimeField()
+    days_per_move = serializers.IntegerField()
+    rated = serializers.BooleanField()
+    course_mode = serializers.CharField()
+    players = serializers.IntegerField()
+
+
+class StandingOut(serializers.Serializer):  # type: ignore[type-arg]
+    rank = serializers.IntegerField()
+    start_number = serializers.IntegerField()
+    username = serializers.CharField()
+    score = serializers.FloatField()
+    tiebreaks = serializers.DictField(child=serializers.FloatField(allow_null=True),
+                                      help_text="by FIDE C.07 code, in the tournament's order")
+    buoy_points = serializers.IntegerField()
+    damage = serializers.IntegerField()
+    withdrawn = serializers.BooleanField()
+
+
+class BoardOut(serializers.Serializer):  # type: ignore[type-arg]
+    board = serializers.IntegerField(allow_null=True)
+    red = serializers.CharField()
+    yellow = serializers.CharField(allow_null=True)
+    result = serializers.CharField(allow_null=True, help_text="TRF result code")
+    game = serializers.IntegerField(allow_null=True)
+
+
+class ByeOut(serializers.Serializer):  # type: ignore[type-arg]
+    username = serializers.CharField()
+    code = serializers.CharField()
+
+
+class RoundOut(serializers.Serializer):  # type: ignore[type-arg]
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    deadline = serializers.DateTimeField()
+    boards = BoardOut(many=True)
+    byes = ByeOut(many=True)
+
+
+class TournamentDetailOut(TournamentSummaryOut, TournamentIn):
+    first_color = serializers.CharField(allow_blank=True)
+    tiebreak_order = serializers.ListField(child=serializers.CharField())
+    standings = StandingOut(many=True)
+    rounds = RoundOut(many=True)  # type: ignore[assignment]
+
+    class Meta(TournamentIn.Meta):
+        fields = [*TournamentSummaryOut._declared_fields, *TOURNAMENT_SETTINGS, "first_color", "tiebreak_order",
+                  "standings", "rounds"]
 
 
 def tournament_summary(t: Tournament) -> dict[str, Any]:
@@ -132,19 +238,30 @@ def tournament_detail(t: Tournament) -> dict[str, Any]:
     }
 
 
+def _tournament(tournament_id: int) -> Tournament:
+    t = Tournament.objects.select_related("director").filter(pk=tournament_id).first()
+    if t is None:
+        raise NotFound(f"no tournament {tournament_id}", "tournament")
+    return t
+
+
 class TournamentList(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
-    @extend_schema(parameters=[OpenApiParameter("status", OpenApiTypes.STR)], responses=OpenApiTypes.OBJECT,
-                   summary="Tournaments (upcoming, running, finished)")
+    @extend_schema(parameters=[OpenApiParameter("status", OpenApiTypes.STR, enum=Tournament.Status.values)],
+                   responses=TournamentSummaryOut(many=True), summary="Tournaments (upcoming, running, finished)",
+                   operation_id="tournaments_list")
     def get(self, request: Request) -> Response:
         rows = Tournament.objects.select_related("director").order_by("-starts_at")
         wanted = request.query_params.get("status")
-        if wanted:
+        if wanted is not None:
+            if wanted not in Tournament.Status.values:
+                raise ServiceError(f"status must be one of {', '.join(Tournament.Status.values)}", "status")
             rows = rows.filter(status=wanted)
         return Response([tournament_summary(t) for t in rows[:200]])
 
-    @extend_schema(request=TournamentIn, responses={201: OpenApiTypes.OBJECT}, summary="Direct a new tournament")
+    @extend_schema(request=TournamentIn, responses={201: TournamentDetailOut}, summary="Direct a new tournament",
+                   operation_id="tournaments_create")
     def post(self, request: Request) -> Response:
         serializer = TournamentIn(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -155,36 +272,73 @@ class TournamentList(APIView):
 class TournamentDetail(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A tournament: settings, standings, rounds and pairings")
+    @extend_schema(responses=TournamentDetailOut, summary="A tournament: settings, standings, rounds and pairings",
+                   operation_id="tournaments_retrieve")
     def get(self, request: Request, tournament_id: int) -> Response:
-        return Response(tournament_detail(get_object_or_404(Tournament, pk=tournament_id)))
+        return Response(tournament_detail(_tournament(tournament_id)))
 
 
-class TournamentAction(APIView):
+class PlayerIn(StrictInput):
+    username = serializers.CharField(max_length=150, help_text="the player")
+
+    def validate_username(self, value: str) -> Any:
+        player = User.objects.filter(username=value).first()
+        if player is None:
+            raise serializers.ValidationError(f"there is no player called {value!r}")
+        return player
+
+
+class ByeIn(PlayerIn):
+    round = serializers.IntegerField(min_value=1, max_value=30, help_text="the round of the bye")
+
+
+ACTION_ERRORS = errors(403, 409, e403="you may not do this here (directors only, or an invitation is needed)",
+                       e409="the tournament is not in a state that allows it")
+
+
+class TournamentRegister(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT,
-                   summary="register | withdraw | remove (director: username) | bye (director: username, round)")
-    def post(self, request: Request, tournament_id: int, action: str) -> Response:
-        if action == "register":
-            services.tournament_register(user=request.user, tournament_id=tournament_id)
-        elif action == "withdraw":
-            services.tournament_withdraw(user=request.user, tournament_id=tournament_id)
-        elif action in ("remove", "bye"):
-            player = User.objects.filter(username=request.data.get("username", "")).first()
-            if player is None:
-                raise ServiceError("username must name a player", "username")
-            if action == "remove":
-                services.tournament_withdraw(user=player, tournament_id=tournament_id, by_director=request.user)
-            else:
-                number = request.data.get("round")
-                if not isinstance(number, int) or isinstance(number, bool):
-                    raise ServiceError("round must be a round number", "round")
-                services.tournament_set_bye(director=request.user, tournament_id=tournament_id, user=player,
-                                            round_number=number)
-        else:
-            raise ServiceError("action must be register, withdraw, remove or bye", "action")
-        return Response(tournament_detail(get_object_or_404(Tournament, pk=tournament_id)))
+    @extend_schema(request=None, responses={200: TournamentDetailOut, **ACTION_ERRORS},
+                   summary="Register (before the start, or late if allowed)")
+    def post(self, request: Request, tournament_id: int) -> Response:
+        services.tournament_register(user=request.user, tournament_id=tournament_id)
+        return Response(tournament_detail(_tournament(tournament_id)))
+
+
+class TournamentWithdraw(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: TournamentDetailOut, **ACTION_ERRORS}, summary="Withdraw")
+    def post(self, request: Request, tournament_id: int) -> Response:
+        services.tournament_withdraw(user=request.user, tournament_id=tournament_id)
+        return Response(tournament_detail(_tournament(tournament_id)))
+
+
+class TournamentRemove(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=PlayerIn, responses={200: TournamentDetailOut, **ACTION_ERRORS},
+                   summary="Remove a player (the director)")
+    def post(self, request: Request, tournament_id: int) -> Response:
+        data = PlayerIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.tournament_withdraw(user=data.validated_data["username"], tournament_id=tournament_id,
+                                     by_director=request.user)
+        return Response(tournament_detail(_tournament(tournament_id)))
+
+
+class TournamentBye(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=ByeIn, responses={200: TournamentDetailOut, **ACTION_ERRORS},
+                   summary="Give a player a bye in a round (the director)")
+    def post(self, request: Request, tournament_id: int) -> Response:
+        data = ByeIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.tournament_set_bye(director=request.user, tournament_id=tournament_id,
+                                    user=data.validated_data["username"], round_number=data.validated_data["round"])
+        return Response(tournament_detail(_tournament(tournament_id)))
 
 
 class TournamentTrf(APIView):
@@ -193,7 +347,5 @@ class TournamentTrf(APIView):
     @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR},
                    summary="The tournament as FIDE TRF-16 (UTF-8, with XXR, XXC, 152 and PBS records)")
     def get(self, request: Request, tournament_id: int) -> HttpResponse:
-        t = get_object_or_404(Tournament, pk=tournament_id)
-        return HttpResponse(selectors.tournament_trf_export(t), content_type="text/plain; charset=utf-8")
-
-
+        return HttpResponse(selectors.tournament_trf_export(_tournament(tournament_id)),
+                            content_type="text/plain; charset=utf-8")

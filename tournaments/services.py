@@ -10,9 +10,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.names import validate_display_name
 from games import glicko2
 from games import services as game_services
 from games.engine import new_course
@@ -36,6 +38,10 @@ PLAYED = {"1", "0", "="}
 def _check(fields: dict[str, Any]) -> None:
     if not fields.get("name", "").strip():
         raise ServiceError("a tournament needs a name", "name")
+    try:
+        validate_display_name(fields["name"])  # no control characters (they broke every pairing email)
+    except DjangoValidationError as exc:
+        raise ServiceError(f"name: {' '.join(exc.messages)}", "name") from None
     if not 1 <= fields.get("rounds", 5) <= 30:
         raise ServiceError("rounds must be 1 to 30", "rounds")
     if fields.get("days_per_move", 3) not in DAYS_PER_MOVE:

@@ -1,0 +1,12 @@
+"""Choice sets named once in the OpenAPI schema (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]):
+the same set used by several fields gets one name instead of several generated ones."""
+
+from games.engine import DIRECTION_NAMES
+
+from .models import DAYS_PER_MOVE as _DAYS
+from .models import GRACE_DAYS as _GRACE
+
+PLAYER_COLOR = [("yellow", "yellow"), ("red", "red")]
+DAYS_PER_MOVE = [(d, f"{d} days") for d in _DAYS]
+GRACE_DAYS = [(d, f"{d} days") for d in _GRACE]
+DIRECTION_NAME = [(name, name) for name in DIRECTION_NAMES]

@@ -1,0 +1,264 @@
+"""The shapes of the API's answers about games, for the OpenAPI schema.
+
+The game payloads are built as plain dicts by ``games.payloads`` and ``games.services`` (fast:
+no serializer runs on the hot path); these serializers describe them exactly, and the fuzz
+stage (bin/fuzz) checks every answer against them.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from games.engine import Change
+
+from .api_enums import DIRECTION_NAME, PLAYER_COLOR
+from .models import Game, Move
+
+S = serializers.Serializer  # type: ignore[type-arg]
+COLORS = PLAYER_COLOR
+
+
+def cell(**kwargs: object) -> serializers.ListField:
+    return serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2,
+                                 help_text="[q, r] axial (docs/game-record.md)", **kwargs)
+
+
+def cells(**kwargs: object) -> serializers.ListField:
+    return serializers.ListField(child=cell(), **kwargs)
+
+
+def ints(**kwargs: object) -> serializers.ListField:
+    return serializers.ListField(child=serializers.IntegerField(), **kwargs)
+
+
+class ChoiceOut(S):
+    change = serializers.ChoiceField(choices=[c.value for c in Change])
+    remove = serializers.IntegerField(allow_null=True)
+    reroll = ints()
+
+
+class OptionOut(S):
+    """One of the three directions after a roll (R7–R12)."""
+
+    direction = serializers.IntegerField(min_value=0, max_value=5)
+    name = serializers.ChoiceField(choices=DIRECTION_NAME)
+    turn = serializers.ChoiceField(choices=["straight", "left", "right"])
+    allowed = serializers.BooleanField(help_text="R7: it reaches the full total, or no direction does and it "
+                                                 "reaches furthest")
+    total = serializers.IntegerField()
+    reach = serializers.IntegerField()
+    path = cells()
+    final = cell()
+    crash = serializers.BooleanField()
+    damage = serializers.IntegerField()
+    blocked_by = serializers.CharField(allow_null=True)
+    rounded = ints()
+    finishes = serializers.BooleanField()
+    sinks = serializers.BooleanField()
+
+
+class MoveOut(S):
+    """A whole turn as recorded (docs/game-record.md) with its notation (docs/notation.md)."""
+
+    number = serializers.IntegerField()
+    color = serializers.ChoiceField(choices=COLORS)
+    choice = ChoiceOut()
+    dice_before = ints()
+    rolled = ints()
+    dice = ints()
+    total = serializers.IntegerField()
+    direction = serializers.IntegerField()
+    auto = serializers.BooleanField()
+    start = cell()
+    reach = serializers.IntegerField()
+    path = cells()
+    final = cell()
+    heading = serializers.IntegerField()
+    damage = serializers.IntegerField()
+    damage_total = serializers.IntegerField()
+    crash = serializers.BooleanField()
+    rounded = ints()
+    finished = serializers.BooleanField()
+    sunk = serializers.BooleanField()
+    roll_ply = serializers.IntegerField()
+    notation = serializers.CharField()
+
+
+class PlacementOut(S):
+    color = serializers.ChoiceField(choices=COLORS)
+    cell = cell()
+    heading = serializers.IntegerField()
+    notation = serializers.CharField()
+
+
+class ResultOut(S):
+    winner = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    reason = serializers.CharField()
+
+
+class ActionOut(S):
+    """The game after an action, and what the action did."""
+
+    game = serializers.IntegerField()
+    ply = serializers.IntegerField(help_text="send it with the next action")
+    phase = serializers.ChoiceField(choices=Game.Phase.choices)
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    to_move = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    result = ResultOut(required=False, help_text="when the game is over")
+    placement = PlacementOut(required=False, help_text="after placing")
+    rolled = ints(required=False, help_text="after a roll: the values rolled")
+    dice = ints(required=False, help_text="after a roll: the dice held")
+    move = MoveOut(required=False, allow_null=True,
+                   help_text="the turn, when it was made (after a direction, or a roll with one direction allowed)")
+    options = OptionOut(many=True, required=False, help_text="after a roll awaiting its direction")
+
+
+class PendingOut(S):
+    choice = ChoiceOut()
+    dice_before = ints()
+    rolled = ints()
+    dice = ints()
+
+
+class PlayerStateOut(S):
+    color = serializers.ChoiceField(choices=COLORS)
+    username = serializers.CharField()
+    cell = cell(allow_null=True)
+    heading = serializers.IntegerField()
+    heading_name = serializers.ChoiceField(choices=DIRECTION_NAME)
+    dice = ints()
+    speed = serializers.IntegerField()
+    damage = serializers.IntegerField()
+    buoys = serializers.IntegerField()
+    next_buoy = serializers.IntegerField(allow_null=True)
+    finished = serializers.BooleanField()
+    sunk = serializers.BooleanField()
+    moves = serializers.IntegerField()
+    points = serializers.IntegerField()
+    grace_seconds = serializers.IntegerField()
+
+
+class ClockOut(S):
+    turn_started_at = serializers.DateTimeField(allow_null=True)
+    move_deadline = serializers.DateTimeField(allow_null=True)
+    deadline = serializers.DateTimeField(allow_null=True, help_text="the player to move loses on time then")
+    grace_seconds = serializers.DictField(child=serializers.IntegerField(), help_text="per colour")
+    days_per_move = serializers.IntegerField()
+    grace_days = serializers.IntegerField()
+    vacation_allowed = serializers.BooleanField()
+    now = serializers.DateTimeField()
+
+
+class FinalResultOut(S):
+    winner = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    termination = serializers.CharField()
+    reason = serializers.CharField()
+
+
+class MoveLineOut(S):
+    ply = serializers.IntegerField()
+    color = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    kind = serializers.ChoiceField(choices=Move.Kind.choices)
+    notation = serializers.CharField()
+
+
+class PlacementsOut(S):
+    cells = cells()
+    headings = ints()
+
+
+class DiceChangeOut(S):
+    change = serializers.ChoiceField(choices=[c.value for c in Change])
+    label = serializers.CharField()
+    remove = serializers.IntegerField(required=False)
+
+
+class DiceChoiceOut(S):
+    notation = serializers.CharField()
+    change = serializers.ChoiceField(choices=[c.value for c in Change])
+    remove = serializers.IntegerField(allow_null=True)
+    reroll = ints()
+    totals = serializers.DictField(child=serializers.FloatField(), help_text="total → chance")
+
+
+class DiceOptionsOut(S):
+    dice = ints()
+    first_move = serializers.BooleanField()
+    changes = DiceChangeOut(many=True)
+    reroll = serializers.CharField()
+    choices = DiceChoiceOut(many=True)
+
+
+class GameDetailOut(S):
+    """Everything a client needs to show a game and, for the player to move, to act."""
+
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    phase = serializers.ChoiceField(choices=Game.Phase.choices)
+    ply = serializers.IntegerField()
+    to_move = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    your_color = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    your_turn = serializers.BooleanField()
+    course_letter = serializers.CharField()
+    lake_side = serializers.CharField()
+    rated = serializers.BooleanField()
+    days_per_move = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    dice_seed_sha256 = serializers.CharField()
+    dice_seed = serializers.CharField(allow_null=True, help_text="revealed when the game ends (docs/fair-dice.md)")
+    players = PlayerStateOut(many=True)
+    pending = PendingOut(allow_null=True)
+    clock = ClockOut()
+    result = FinalResultOut(allow_null=True)
+    moves = MoveLineOut(many=True)
+    placements = PlacementsOut(required=False, help_text="your turn to place (R5)")
+    dice_options = DiceOptionsOut(required=False, help_text="your turn to choose dice (R6)")
+    options = OptionOut(many=True, required=False, help_text="your turn to choose a direction (R7)")
+
+
+class RecordPlayerOut(S):
+    seat = serializers.IntegerField()
+    color = serializers.CharField()
+    name = serializers.CharField(allow_null=True)
+
+
+class RecordPlacementOut(S):
+    color = serializers.CharField()
+    cell = cell()
+    heading = serializers.IntegerField()
+
+
+class RecordMoveOut(MoveOut):
+    notation = None  # type: ignore[assignment]
+
+
+class RecordPendingOut(PendingOut):
+    roll_ply = serializers.IntegerField(required=False)
+
+
+class GameRecordOut(S):
+    """The game record (docs/game-record.md): enough to replay and check a game without this site."""
+
+    format = serializers.CharField()
+    version = serializers.IntegerField()
+    ruleset = serializers.CharField()
+    meta = serializers.DictField(child=serializers.JSONField())
+    grid = serializers.DictField(child=serializers.JSONField())
+    lake = serializers.DictField(child=serializers.JSONField())
+    course = serializers.DictField(child=serializers.JSONField())
+    players = RecordPlayerOut(many=True)
+    placements = RecordPlacementOut(many=True)
+    moves = RecordMoveOut(many=True)
+    pending = RecordPendingOut(allow_null=True)
+    result = serializers.DictField(child=serializers.JSONField(), allow_null=True)
+
+
+class VacationOut(S):
+    started_at = serializers.DateTimeField()
+    until = serializers.DateTimeField()
+
+
+class RegisteredOut(S):
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    token = serializers.CharField(help_text="send it as Authorization: Token …")

@@ -1,0 +1,76 @@
+"""The OpenAPI schema says what every operation can answer (issue 11).
+
+Every error the site answers is JSON of one shape (:class:`ErrorOut`). Besides the statuses an
+operation declares itself (``extend_schema(responses=…)``: its success, and the 403/409 its
+service can refuse with), :class:`AutoSchema` adds those the framework and the edge answer for
+any operation of a kind:
+
+* ``400`` — always: invalid input, including what the edge refuses before any view (a NUL byte
+  in the path or query, too many parameters; powerboats_site.middleware);
+* ``401`` — when the operation needs authentication;
+* ``404`` — when the path names an object, or the operation reads a page of a list;
+* ``413`` — when the operation takes a body (the edge refuses bodies over 256 KiB);
+* ``415`` — when it takes a body (a content type it does not read).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular import openapi
+from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
+
+
+@extend_schema_serializer(component_name="Error")
+class ErrorOut(serializers.Serializer):  # type: ignore[type-arg]
+    """Every error: what went wrong, in words, and where."""
+
+    code = serializers.CharField(help_text="stable: invalid, not_found, not_a_player, not_your_turn, stale_ply, "
+                                           "illegal_move, game_over, time_over, conflict, throttled, …")
+    message = serializers.CharField(help_text="for people")
+    field = serializers.CharField(required=False, help_text="the input at fault (a body field, a parameter, body)")
+    rule = serializers.CharField(required=False, help_text="the ruling broken (R1–R20), for an illegal move")
+    errors = serializers.JSONField(required=False, help_text="every invalid field with its messages")
+
+
+def errors(*codes: int, **described: str) -> dict[int, OpenApiResponse]:
+    """``extend_schema(responses={…, **errors(403, 409)})``: these statuses answer an ErrorOut."""
+    out = {code: OpenApiResponse(ErrorOut, description=described.get(f"e{code}", "")) for code in codes}
+    return out
+
+
+DEFAULTS = {
+    "400": "Invalid input: the answer names the field (and for a move the rule). Nothing changed.",
+    "401": "Authentication needed: a token (Authorization: Token …) or a session.",
+    "404": "No such object (or page).",
+    "413": "The request body is larger than the site accepts.",
+    "415": "The request body is in a content type this operation does not read.",
+}
+
+
+class AutoSchema(openapi.AutoSchema):  # type: ignore[misc]
+    def _needs_authentication(self) -> bool:
+        for permission in getattr(self.view, "permission_classes", []):
+            if permission is IsAuthenticated:
+                return True
+            if permission is IsAuthenticatedOrReadOnly and self.method not in ("GET", "HEAD", "OPTIONS"):
+                return True
+        return False
+
+    def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)
+        wanted = ["400"]
+        if self._needs_authentication():
+            wanted.append("401")
+        if "{" in self.path or (self.method == "GET" and self._is_list_view() and self._get_paginator()):
+            wanted.append("404")
+        if self.method in ("POST", "PUT", "PATCH"):
+            wanted += ["413", "415"]
+        for code in wanted:
+            if code not in responses:
+                response = self._get_response_for_code(ErrorOut, code, direction=direction)
+                response["description"] = DEFAULTS[code]
+                responses[code] = response
+        return responses
