@@ -16,10 +16,11 @@ from typing import Protocol
 
 from .course import Course
 from .dice import DiceChoice, DiceSource
-from .game import Game
+from .game import Game, SeriesGame
 from .hexgrid import Hex
 from .route import RouteMap
 from .rules import SINKING_DAMAGE, Boat, GameState, Option, Phase, simulate
+from .series import Series
 
 
 class Player(Protocol):
@@ -144,4 +145,28 @@ def play_game(
             game.choose_direction(player.direction(state))
         if on_move is not None:
             on_move(game)
+    return game
+
+
+def play_series(
+    series: Series,
+    players: Sequence[Player],
+    source: DiceSource,
+    names: Sequence[str] | None = None,
+    on_action: Callable[[SeriesGame], None] | None = None,
+) -> SeriesGame:
+    """Play a whole series (or a single race) of the boxed game; ``players[i]`` sits in series
+    seat ``i`` and plays every race of it."""
+    game = SeriesGame(series, players={c: n for c, n in zip(series.colors, names or (), strict=False)})
+    while not game.series.over:
+        state = game.state
+        player = players[game.series.to_move]
+        if state.phase is Phase.PLACE:
+            game.place(*player.place(state))
+        elif state.phase is Phase.DICE:
+            game.choose_dice(player.dice(state), source)
+        else:
+            game.choose_direction(player.direction(state))
+        if on_action is not None:
+            on_action(game)
     return game
