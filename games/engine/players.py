@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .course import Course
 from .dice import DiceChoice, DiceSource
@@ -21,6 +21,9 @@ from .hexgrid import Hex
 from .route import RouteMap
 from .rules import SINKING_DAMAGE, Boat, GameState, Option, Phase, simulate
 from .series import Series
+
+if TYPE_CHECKING:
+    from .bot import MapCache
 
 
 class Player(Protocol):
@@ -54,13 +57,14 @@ class GreedyPlayer:
     stop_price = 1.5  # losing one's dice in a crash means a slow next turn
     idle_price = 2.0  # a move that leaves the boat where it was is a move lost
 
-    def __init__(self, rng: random.Random, route: RouteMap | None = None) -> None:
+    def __init__(self, rng: random.Random, route: RouteMap | None = None, maps: MapCache | None = None) -> None:
         self.rng = rng
         self.route = route
+        self.maps = maps
 
     def _route(self, course: Course) -> RouteMap:
         if self.route is None or self.route.course is not course:
-            self.route = RouteMap(course)
+            self.route = self.maps.route(course) if self.maps else RouteMap(course)
         return self.route
 
     def value(self, course: Course, boat: Boat) -> float:
