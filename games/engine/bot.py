@@ -163,8 +163,9 @@ class ExpectimaxPlayer:
 
     def __init__(self, depth: int = 2, rng: random.Random | None = None, route: RouteMap | None = None,
                  moves: MoveMap | None = None, no_dice_price: float = NO_DICE_PRICE,
-                 maps: MapCache | None = None) -> None:
+                 maps: MapCache | None = None, race_aware: bool = True) -> None:
         self.depth = depth
+        self.race_aware = race_aware  # False: value a race like the two-player game (for measuring)
         self.no_dice_price = no_dice_price
         self.rng = rng or random.Random()
         self.route = route
@@ -211,7 +212,7 @@ class ExpectimaxPlayer:
     def stakes(self, state: GameState) -> Stakes | None:
         """In a race of the boxed game, what is at stake for the boat to move (None otherwise)."""
         rules = state.rules
-        if not isinstance(rules, RaceRules):
+        if not isinstance(rules, RaceRules) or not self.race_aware:
             return None
         course = state.course
         me = state.boat
@@ -362,4 +363,6 @@ def make_player(level: str, rng: random.Random | None = None, route: RouteMap | 
     if level == "strong":
         # looking a turn further, it sees for itself how slowly a boat without dice restarts
         return ExpectimaxPlayer(2, rng, route, no_dice_price=0.5, maps=maps)
+    if level == "strong-plain":  # strong, valuing a race as the two-player game (for measuring)
+        return ExpectimaxPlayer(2, rng, route, no_dice_price=0.5, maps=maps, race_aware=False)
     raise ValueError(f"unknown level {level!r}: use {', '.join(LEVELS)}")
