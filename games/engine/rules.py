@@ -262,7 +262,8 @@ def simulate(
 def _other_cells(boats: Sequence[Boat], seat: int) -> frozenset[Hex]:
     """Cells of the other boats on the lake (they can be passed but not ended on, R8, R17); boats
     lifted off (finished in a race, sunk, retired: R18) block nothing."""
-    return frozenset(b.cell for i, b in enumerate(boats) if i != seat and b.cell is not None and b.racing)
+    return frozenset(b.cell for i, b in enumerate(boats)
+                     if i != seat and b.cell is not None and not (b.finished or b.sunk or b.retired))
 
 
 def previews(course: Course, boats: Sequence[Boat], seat: int, total: int) -> tuple[tuple[Boat, Option], ...]:
@@ -516,16 +517,16 @@ class GameState:
         choice.check(boat.dice, first_move=boat.moves == 0)
         dice, rolled = choice.apply(boat.dice, source, checked=True)
         boats = list(self.boats)
-        rolled_boat = boats[self.to_move] = boat.with_dice(dice)
-        pending = Pending(choice, boat.dice, rolled, dice, reaches(self.course, rolled_boat, sum(dice)),
-                          roll_ply=self.ply)
-        rolled_state = GameState(
-            self.course, tuple(boats), Phase.DIRECTION, self.to_move, pending, None, self.ply + 1,
-            self.rules, self.start, self.positions,
-        )
+        seat = self.to_move
+        rolled_boat = boats[seat] = boat.with_dice(dice)
+        total = sum(dice)
+        pending = Pending(choice, boat.dice, rolled, dice, reaches(self.course, rolled_boat, total), [], self.ply)
         allowed = pending.allowed
-        if len(allowed) == 1:
-            return rolled_state._move(rolled_state._preview(allowed[0]), auto=True)
+        if len(allowed) == 1:  # R7: applied at once (the rolled state is never needed)
+            return self._moved(boats, pending, simulate(self.course, boats, seat, allowed[0], total, True),
+                               self.ply + 1, auto=True)
+        rolled_state = GameState(self.course, tuple(boats), Phase.DIRECTION, seat, pending, None, self.ply + 1,
+                                 self.rules, self.start, self.positions)
         return Step(rolled_state, None)
 
     def choose_direction(self, direction: int) -> Step:
@@ -544,7 +545,7 @@ class GameState:
             )
         assert self.pending is not None
         if direction in self.pending.allowed:
-            return self._move(self._preview(direction), auto=False)
+            return self._moved(list(self.boats), self.pending, self._preview(direction), self.ply, auto=False)
         options = self.options()
         chosen = options[candidates.index(direction)]
         if not chosen.allowed:
@@ -638,17 +639,15 @@ class GameState:
             return next(p for p in pending.cache[0] if p[1].direction == direction)
         return simulate(self.course, self.boats, self.to_move, direction, pending.total, True)
 
-    def _move(self, preview: tuple[Boat, Option], auto: bool) -> Step:
-        pending = self.pending
-        assert pending is not None
+    def _moved(self, boats: list[Boat], pending: Pending, preview: tuple[Boat, Option], ply: int, auto: bool) -> Step:
+        """The move of the boat to move, which holds its rolled dice in ``boats``, made at ``ply``."""
         seat = self.to_move
-        boat = self.boat
+        boat = boats[seat]
         assert boat.cell is not None
         new_boat, option = preview
         direction = option.direction
-        boats = list(self.boats)
         boats[seat] = new_boat
-        roll_ply = self.ply - 1 if pending.roll_ply is None else pending.roll_ply
+        roll_ply = ply - 1 if pending.roll_ply is None else pending.roll_ply
         move = Move(
             seat, boat.color, new_boat.moves, pending.choice, pending.dice_before, pending.rolled, pending.dice,
             direction, auto, boat.cell, option.reach, option.path, option.final, direction, option.damage,
@@ -657,11 +656,11 @@ class GameState:
         rules = self.rules
         outcome, positions = rules.end_of_move(boats, seat, self.positions, self.start)
         if outcome is not None:
-            state = GameState(self.course, tuple(boats), Phase.OVER, seat, None, outcome, self.ply + 1,
+            state = GameState(self.course, tuple(boats), Phase.OVER, seat, None, outcome, ply + 1,
                               rules, self.start, positions)
         else:
             state = GameState(self.course, tuple(boats), Phase.DICE, _next_seat(boats, seat), None, None,
-                              self.ply + 1, rules, self.start, positions)
+                              ply + 1, rules, self.start, positions)
         return Step(state, move)
 
 
@@ -670,7 +669,8 @@ def _next_seat(boats: Sequence[Boat], seat: int) -> int:
     n = len(boats)
     for k in range(1, n + 1):
         candidate = (seat + k) % n
-        if boats[candidate].racing:
+        boat = boats[candidate]
+        if not (boat.finished or boat.sunk or boat.retired):  # racing, inlined: this runs every turn
             return candidate
     return seat
 
