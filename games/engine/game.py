@@ -160,11 +160,10 @@ class SeriesGame:
     def _leave(self, seat: int, termination: Termination) -> None:
         before = self.series
         race = before.race
-        roll = None
-        mover = race.boats[race.to_move].color == before.colors[seat]
-        if mover and race.phase is Phase.DIRECTION and race.boats[race.to_move].racing:
-            roll, self.log.unfinished_roll = self.log.unfinished_roll, None
         self.series = before.resign(seat) if termination is Termination.RESIGN else before.time_out(seat)
+        roll = None
+        if race.phase is Phase.DIRECTION and race.boats[race.to_move].color == before.colors[seat]:
+            roll, self.log.unfinished_roll = self.log.unfinished_roll, None  # the leaver's own roll
         self.log.departures.append(Leaving(before.ply, before.colors[seat], termination, roll))
         self._new_races()
 

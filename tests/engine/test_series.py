@@ -438,3 +438,19 @@ def test_the_command_line_simulates_verifies_and_shows_series(tmp_path, capsys):
     race_file = str(next((tmp_path / "race").glob("race-*.json")))
     assert main(["verify", race_file]) == 0
     assert json.loads(open(race_file).read())["series"]["races"] == 1
+
+
+def test_a_refused_departure_leaves_the_roll_awaiting_its_direction_in_the_record():
+    game = SeriesGame(Series.start(scripted_courses(), COLORS[:3], start=0))
+    run_script(game, "O@-6,12 SW | R@14,12 SE | Y@-4,12 NE")
+    assert game.choose_dice(parse_choice("+"), FixedDice([1])) is None  # Yellow: three directions
+    with pytest.raises(IllegalMove):
+        game.time_out(2)  # Orange is not to move
+    record = json.loads(json.dumps(game.record()))
+    assert record["races"][0]["pending"]["roll_ply"] == 3 and record["races"][0]["departures"] == []
+    assert verify(record).ok
+    game.resign(0)  # Yellow leaves between its roll and its direction: the roll goes with it
+    record = json.loads(json.dumps(game.record()))
+    assert record["races"][0]["pending"] is None
+    assert record["races"][0]["departures"][0]["roll"]["roll_ply"] == 3
+    assert verify(record).ok, verify(record).message
