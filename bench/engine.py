@@ -6,7 +6,8 @@ A *turn* is the dice choice and roll, the legal directions (R7) and applying one
 It is measured twice: as the rules need it, and with the full previews of all three directions
 (reach, path, crash, damage, buoys, finish) that the game page and the API show. The dice
 policy is trivial (hold two dice, re-roll both) so that the figure measures the engine, not a
-player. Goal (issue 2): at least 20,000 turns/s.
+player. Goal (issue 2): at least 20,000 turns/s (two boats, the online rules). The same turn is
+also measured in races of four boats of the boxed game (R15–R18), and whole random series.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ from pathlib import Path
 sys.path.pop(0)  # not bench/: its http.py would hide the standard library's
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import Change, DiceChoice, GameState, Phase, RandomDice, new_course
-from games.engine.players import RandomPlayer, play_game
+from games.engine import Change, DiceChoice, GameState, Phase, RaceRules, RandomDice, Series, new_course, new_courses
+from games.engine.players import RandomPlayer, play_game, play_series
 
 GOAL_TURNS = 20_000
 
 
-def turns_per_second(seconds: float, rng: random.Random, with_previews: bool = False) -> tuple[float, int]:
+def turns_per_second(seconds: float, rng: random.Random, with_previews: bool = False, boats: int = 2) -> tuple[float, int]:
     courses = [new_course("standard" if i % 2 else "expert", None, rng) for i in range(8)]
     dice = RandomDice(rng)
     turns = 0
@@ -37,7 +38,13 @@ def turns_per_second(seconds: float, rng: random.Random, with_previews: bool = F
     while elapsed < seconds:
         course = courses[index % len(courses)]
         index += 1
-        state = GameState.initial(course).place(course.line[0], 0).place(course.line[2], 0)
+        if boats == 2:
+            state = GameState.initial(course).place(course.line[0], 0).place(course.line[2], 0)
+        else:
+            colors = ("yellow", "red", "orange", "purple", "black", "green")[:boats]
+            state = GameState.initial(course, colors, RaceRules(), index % boats)
+            for cell in course.line[:boats]:
+                state = state.place(cell, 0)
         start = time.perf_counter()
         while not state.over:
             held = len(state.boat.dice)
@@ -73,6 +80,19 @@ def games_per_second(seconds: float, rng: random.Random) -> tuple[float, float]:
     return games / (time.perf_counter() - start), moves / games
 
 
+def series_per_second(seconds: float, rng: random.Random, boats: int = 4) -> tuple[float, float]:
+    lakes = [new_courses("standard", rng=rng) for _ in range(3)]
+    done = 0
+    moves = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        series = Series.start(lakes[done % len(lakes)], boats, done % boats)
+        game = play_series(series, [RandomPlayer(rng)] * boats, RandomDice(rng))
+        done += 1
+        moves += sum(len(log.moves) for log in game.logs)
+    return done / (time.perf_counter() - start), moves / done
+
+
 def courses_per_second(count: int, rng: random.Random) -> float:
     start = time.perf_counter()
     for i in range(count):
@@ -96,6 +116,10 @@ def main() -> None:
     print(f"turns per second with all three previews as shown to players: {tps:,.0f} over {turns:,} turns")
     gps, avg = games_per_second(args.seconds, rng)
     print(f"complete random games per second: {gps:,.1f} (average {avg:.1f} moves per game)")
+    tps, turns = turns_per_second(args.seconds, rng, boats=4)
+    print(f"turns per second in races of four boats (R15-R18): {tps:,.0f} over {turns:,} turns")
+    sps, avg = series_per_second(args.seconds, rng)
+    print(f"complete random series of four boats per second: {sps:,.1f} (average {avg:.0f} moves per series)")
     print(f"new validated courses per second (lake + course + validator): {courses_per_second(40, rng):,.1f}")
 
 

@@ -406,3 +406,23 @@ def new_course(side: str = "standard", letter: str | None = None, rng: random.Ra
             if course is not None:
                 return course
     raise CourseError("R3", f"no valid {letter or ''} course found on {side} lakes")
+
+
+def new_courses(
+    side: str = "standard", letters: Sequence[str] = LETTERS, rng: random.Random | None = None
+) -> tuple[Course, ...]:
+    """One fresh lake (R2) with a validated course for each letter on it (R3): the courses of a
+    series, races A, B and C on the same lake. Lakes are drawn until every letter gives a
+    course that the validator proves (on the expert side about one lake in six does)."""
+    rng = rng or random.SystemRandom()
+    for _ in range(500):
+        lake = assemble_lake(side, rng)
+        courses = []
+        for letter in letters:
+            course = generate_course(lake, letter, rng)
+            if course is None:
+                break
+            courses.append(course)
+        else:
+            return tuple(courses)
+    raise CourseError("R3", f"no {side} lake found with valid {', '.join(letters)} courses")

@@ -1,19 +1,22 @@
 """A game being played: a course, the current state and the history, owned by one caller.
 
 :class:`GameState` is immutable; :class:`Game` is the small mutable owner that keeps
-the placements and moves so that a record can be written. It is not shared between
+the placements and moves so that a record can be written; :class:`SeriesGame` does the same
+for a :class:`~games.engine.series.Series` of the boxed game. It is not shared between
 threads: the web layer builds one per request from the database.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from .course import Course
 from .dice import DiceChoice, DiceSource
 from .hexgrid import Hex
-from .rules import COLORS, GameState, Move, Pending, Placement
+from .rules import COLORS, GameState, Move, Pending, Phase, Placement, Termination
+from .series import Series
 
 
 class Game:
@@ -24,7 +27,6 @@ class Game:
         self.moves: list[Move] = []
         self.players = dict(players or {})
         self.unfinished_roll: Pending | None = None  # a roll whose direction was never chosen
-
 
     def place(self, cell: Hex, heading: int) -> None:
         seat = self.state.to_move
@@ -61,3 +63,115 @@ class Game:
 
         return game_record(self.state, self.placements, self.moves, players=self.players, meta=meta,
                            pending=self.unfinished_roll)
+
+
+# --- a series ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll and its ply, for a record: one whose direction never came (the player left, or
+    the game stopped), or the one awaiting its direction now."""
+
+    ply: int
+    pending: Pending
+
+
+@dataclass(frozen=True, slots=True)
+class Leaving:
+    """A player leaving the series at ``ply`` (R18), with their roll if they left between a
+    roll and its direction."""
+
+    ply: int
+    color: str
+    termination: Termination
+    roll: Roll | None = None
+
+
+@dataclass
+class RaceLog:
+    """What happened in one race of a series, for its record: every action with its ply."""
+
+    first_ply: int
+    placements: list[tuple[int, Placement]] = field(default_factory=list)
+    moves: list[tuple[int, Move]] = field(default_factory=list)  # the ply of the move's direction
+    departures: list[Leaving] = field(default_factory=list)
+    unfinished_roll: Roll | None = None
+
+
+class SeriesGame:
+    """The mutable owner of a :class:`~games.engine.series.Series` that keeps every race's
+    history so that a series record (version 2) can be written."""
+
+    def __init__(self, series: Series, players: Mapping[str, str] | None = None) -> None:
+        self.series = series
+        self.players = dict(players or {})
+        if len(series.races) != 1:
+            raise ValueError("a series game starts with the series' first race")
+        self.logs: list[RaceLog] = [RaceLog(series.races[0].ply)]
+
+    @property
+    def state(self) -> GameState:
+        """The race being played."""
+        return self.series.race
+
+    @property
+    def log(self) -> RaceLog:
+        return self.logs[-1]
+
+    def place(self, cell: Hex, heading: int) -> None:
+        before = self.series
+        race = before.race
+        self.series = before.place(cell, heading)
+        boat = race.boat
+        self.log.placements.append((before.ply, Placement(race.to_move, boat.color, cell, heading)))
+        self._new_races()
+
+    def choose_dice(self, choice: DiceChoice, source: DiceSource) -> Move | None:
+        """Roll; returns the move when it was made at once (only one direction allowed)."""
+        before = self.series
+        self.series, move = before.choose_dice(choice, source)
+        if move is not None:
+            self.log.moves.append((before.ply + 1, move))
+            self.log.unfinished_roll = None
+        else:
+            assert self.series.race.pending is not None
+            self.log.unfinished_roll = Roll(before.ply, self.series.race.pending)
+        self._new_races()
+        return move
+
+    def choose_direction(self, direction: int) -> Move:
+        before = self.series
+        self.series, move = before.choose_direction(direction)
+        assert move is not None
+        self.log.moves.append((before.ply, move))
+        self.log.unfinished_roll = None
+        self._new_races()
+        return move
+
+    def resign(self, seat: int) -> None:
+        """Series seat ``seat`` leaves, at any time (also between a roll and its direction: that
+        roll stays in the record with the departure)."""
+        self._leave(seat, Termination.RESIGN)
+
+    def time_out(self, seat: int) -> None:
+        self._leave(seat, Termination.TIMEOUT)
+
+    def _leave(self, seat: int, termination: Termination) -> None:
+        before = self.series
+        race = before.race
+        self.series = before.resign(seat) if termination is Termination.RESIGN else before.time_out(seat)
+        roll = None
+        if race.phase is Phase.DIRECTION and race.boats[race.to_move].color == before.colors[seat]:
+            roll, self.log.unfinished_roll = self.log.unfinished_roll, None  # the leaver's own roll
+        self.log.departures.append(Leaving(before.ply, before.colors[seat], termination, roll))
+        self._new_races()
+
+    def _new_races(self) -> None:
+        while len(self.logs) < len(self.series.races):
+            self.logs.append(RaceLog(self.series.races[len(self.logs)].ply))
+
+    def record(self, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        from .record import series_record
+
+        return series_record(self.series, self.logs, players=self.players, meta=meta)

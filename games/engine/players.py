@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .course import Course
 from .dice import DiceChoice, DiceSource
-from .game import Game
+from .game import Game, SeriesGame
 from .hexgrid import Hex
 from .route import RouteMap
 from .rules import SINKING_DAMAGE, Boat, GameState, Option, Phase, simulate
+from .series import Series
+
+if TYPE_CHECKING:
+    from .bot import MapCache
 
 
 class Player(Protocol):
@@ -53,13 +57,14 @@ class GreedyPlayer:
     stop_price = 1.5  # losing one's dice in a crash means a slow next turn
     idle_price = 2.0  # a move that leaves the boat where it was is a move lost
 
-    def __init__(self, rng: random.Random, route: RouteMap | None = None) -> None:
+    def __init__(self, rng: random.Random, route: RouteMap | None = None, maps: MapCache | None = None) -> None:
         self.rng = rng
         self.route = route
+        self.maps = maps
 
     def _route(self, course: Course) -> RouteMap:
         if self.route is None or self.route.course is not course:
-            self.route = RouteMap(course)
+            self.route = self.maps.route(course) if self.maps else RouteMap(course)
         return self.route
 
     def value(self, course: Course, boat: Boat) -> float:
@@ -144,4 +149,28 @@ def play_game(
             game.choose_direction(player.direction(state))
         if on_move is not None:
             on_move(game)
+    return game
+
+
+def play_series(
+    series: Series,
+    players: Sequence[Player],
+    source: DiceSource,
+    names: Sequence[str] | None = None,
+    on_action: Callable[[SeriesGame], None] | None = None,
+) -> SeriesGame:
+    """Play a whole series (or a single race) of the boxed game; ``players[i]`` sits in series
+    seat ``i`` and plays every race of it."""
+    game = SeriesGame(series, players={c: n for c, n in zip(series.colors, names or (), strict=False)})
+    while not game.series.over:
+        state = game.state
+        player = players[game.series.to_move]
+        if state.phase is Phase.PLACE:
+            game.place(*player.place(state))
+        elif state.phase is Phase.DICE:
+            game.choose_dice(player.dice(state), source)
+        else:
+            game.choose_direction(player.direction(state))
+        if on_action is not None:
+            on_action(game)
     return game

@@ -5,6 +5,11 @@ random sources: every lake cell, the course, the grid conventions, the placement
 every move with its dice choice, the values rolled and the outcome. :func:`verify`
 replays the choices with the recorded rolls and names the first move whose recorded
 outcome differs from the rules.
+
+Version 1 is the online two-player game (:func:`game_record`); version 2 a series of the boxed
+game for 2–6 boats (:func:`series_record`): the lake, the courses of its races, the seats and
+start players, every race's placements, moves and departures with their plies, its positions,
+points and carried damage, and the series table.
 """
 
 from __future__ import annotations
@@ -16,12 +21,16 @@ from typing import Any
 from .course import Course, Gate, Sense
 from .dice import Change, DiceChoice, FixedDice
 from .errors import EngineError, RecordError
+from .game import RaceLog, Roll
 from .hexgrid import DIRECTION_NAMES, DIRECTIONS, ORIENTATION, Hex
 from .lake import Lake, TilePlacement
+from .race import RaceRules, race_scores
 from .rules import GameState, Move, Pending, Placement, Termination
+from .series import LETTERS, Series
 
 FORMAT = "powerboats-game-record"
-VERSION = 1
+VERSION = 1  # the online two-player game
+SERIES_VERSION = 2  # a series (or a single race) of the boxed game for 2-6 boats
 
 
 def cell_json(cell: Hex) -> list[int]:
@@ -205,24 +214,32 @@ def lake_from_json(data: Mapping[str, Any]) -> Lake:
 
 def course_from_json(record: Mapping[str, Any]) -> Course:
     """The course of a record, checked: gate cells must follow from buoy and direction (R4)."""
+    return courses_from_json(record, [record["course"]])[0]
+
+
+def courses_from_json(record: Mapping[str, Any], courses: Sequence[Mapping[str, Any]]) -> tuple[Course, ...]:
+    """Courses on the record's lake (one lake object shared by all), each checked (R4)."""
     try:
         grid = record["grid"]
         if [tuple(d) for d in grid["directions"]] != list(DIRECTIONS) or grid.get("orientation") != ORIENTATION:
             raise RecordError("record", "the grid conventions differ from this engine's", "grid")
         lake = lake_from_json(record["lake"])
-        data = record["course"]
-        buoys = [_cell(b["cell"], "buoy") for b in sorted(data["buoys"], key=lambda b: b["number"])]
-        finish = _cell(data["finish_buoy"], "finish buoy") if data.get("finish_buoy") else None
-        line = [_cell(c, "start/finish cell") for c in data["start_finish_cells"]]
-        gates = [
-            Gate(g["buoy"], buoys[g["buoy"]], g["direction"], Sense(g["sense"]), tuple(_cell(c, "gate cell") for c in g["cells"]))
-            for g in data["gates"]
-        ]
-        return Course(lake, data["letter"], buoys, line, gates, finish)
+        return tuple(_course(lake, data) for data in courses)
     except (KeyError, TypeError, IndexError, ValueError) as exc:
         if isinstance(exc, EngineError):
             raise
         raise RecordError("record", f"malformed lake or course: {exc!r}") from exc
+
+
+def _course(lake: Lake, data: Mapping[str, Any]) -> Course:
+    buoys = [_cell(b["cell"], "buoy") for b in sorted(data["buoys"], key=lambda b: b["number"])]
+    finish = _cell(data["finish_buoy"], "finish buoy") if data.get("finish_buoy") else None
+    line = [_cell(c, "start/finish cell") for c in data["start_finish_cells"]]
+    gates = [
+        Gate(g["buoy"], buoys[g["buoy"]], g["direction"], Sense(g["sense"]), tuple(_cell(c, "gate cell") for c in g["cells"]))
+        for g in data["gates"]
+    ]
+    return Course(lake, data["letter"], buoys, line, gates, finish)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,14 +247,18 @@ class Verification:
     ok: bool
     message: str
     moves_checked: int = 0
-    first_bad_move: int | None = None  # 1-based index into the record's moves
+    first_bad_move: int | None = None  # 1-based index into the record's moves (of all races in a series)
     state: GameState | None = None
+    series: Series | None = None
 
 
 def verify(record: Mapping[str, Any]) -> Verification:
-    """Replay the record from its lake, choices and rolled values; report the first difference."""
+    """Replay the record from its lake, choices and rolled values; report the first difference.
+    Accepts version 1 (the online game) and version 2 (a series of the boxed game)."""
+    if record.get("format") == FORMAT and record.get("version") == SERIES_VERSION:
+        return verify_series(record)
     if record.get("format") != FORMAT or record.get("version") != VERSION:
-        return Verification(False, f"not a {FORMAT} version {VERSION}")
+        return Verification(False, f"not a {FORMAT} version {VERSION} or {SERIES_VERSION}")
     try:
         course = course_from_json(record)
         colors = [p["color"] for p in sorted(record["players"], key=lambda p: p["seat"])]
@@ -298,3 +319,237 @@ def verify(record: Mapping[str, Any]) -> Verification:
         return Verification(False, f"result: recorded {result!r}, the rules give {expected!r}", len(moves))
     return Verification(True, f"ok: {len(moves)} moves replay", len(moves), None, state)
 
+
+
+# --- a series of the boxed game (version 2) -------------------------------------------------------
+
+
+def series_record(
+    series: Series,
+    logs: Sequence[RaceLog],
+    players: Mapping[str, str] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The record of a series (docs/game-record.md, version 2): ``logs`` are the races' histories
+    as a :class:`~games.engine.game.SeriesGame` keeps them, one per race started."""
+    players = players or {}
+    if len(logs) != len(series.races):
+        raise ValueError("one log per race started")
+    return {
+        "format": FORMAT,
+        "version": SERIES_VERSION,
+        "ruleset": RaceRules.ruleset,
+        "meta": dict(meta or {}),
+        "grid": grid_json(),
+        "lake": lake_json(series.courses[0].lake),
+        "series": {
+            "races": len(series.courses),
+            "score_variant": series.score_variant,
+            "start_player": series.colors[series.first_start],
+        },
+        "players": [{"seat": i, "color": c, "name": players.get(c)} for i, c in enumerate(series.colors)],
+        "courses": [course_json(c) for c in series.courses],
+        "races": [_race_json(series.races[i], log) for i, log in enumerate(logs)],
+        "result": series_result_json(series),
+    }
+
+
+def _roll_json(roll: Roll | None) -> dict[str, Any] | None:
+    if roll is None:
+        return None
+    data = _pending_json(roll.pending)
+    assert data is not None
+    data["roll_ply"] = roll.ply
+    return data
+
+
+def _race_json(race: GameState, log: RaceLog) -> dict[str, Any]:
+    rules = race.rules
+    assert isinstance(rules, RaceRules)
+    return {
+        "letter": race.course.letter,
+        "multiplier": rules.multiplier,
+        "start_player": race.boats[race.start].color,
+        "boats": [b.color for b in race.boats],
+        "carried_damage": {b.color: b.carried for b in race.boats},
+        "first_ply": log.first_ply,
+        "placements": [
+            {"color": p.color, "cell": cell_json(p.cell), "heading": p.heading, "ply": ply} for ply, p in log.placements
+        ],
+        "moves": [{**move_json(m), "ply": ply} for ply, m in log.moves],
+        "departures": [
+            {"color": d.color, "termination": d.termination.value, "ply": d.ply, "roll": _roll_json(d.roll)}
+            for d in log.departures
+        ],
+        "pending": _roll_json(log.unfinished_roll),
+        "result": race_result_json(race),
+    }
+
+
+def race_result_json(race: GameState) -> dict[str, Any] | None:
+    """A finished race: how it ended, the positions (R18), each boat's figures, its points
+    (R19) and whether its damage rose (R20: a counter carried into the next race)."""
+    outcome = race.outcome
+    if outcome is None:
+        return None
+    scores = race_scores(race)
+    return {
+        "termination": outcome.termination.value,
+        "reason": outcome.reason,
+        "positions": [race.boats[s].color for s in race.positions],
+        "finished": {s.color: s.finished for s in scores},
+        "sunk": {s.color: s.sunk for s in scores},
+        "left": {s.color: s.retired.value if s.retired else None for s in scores},
+        "moves": {s.color: s.moves for s in scores},
+        "buoys": {s.color: s.buoys for s in scores},
+        "damage": {s.color: s.damage for s in scores},
+        "took_damage": {s.color: s.took_damage for s in scores},
+        "position_points": {s.color: s.position_points for s in scores},
+        "variant_points": {s.color: s.variant_points for s in scores},
+        "points": {s.color: s.points for s in scores},
+    }
+
+
+def series_result_json(series: Series) -> dict[str, Any] | None:
+    """The series table once the series is over (R19)."""
+    if not series.over:
+        return None
+    return {
+        "winner": series.winner,
+        "reason": series.result_text(),
+        "races_played": len(series.races),
+        "standings": [
+            {
+                "place": s.place, "color": s.color, "points": s.points, "race_points": list(s.race_points),
+                "positions": list(s.positions), "left": s.left.value if s.left else None,
+            }
+            for s in series.standings()
+        ],
+    }
+
+
+def verify_series(record: Mapping[str, Any]) -> Verification:
+    """Replay a series record (version 2): every race's placements, rolls, directions and
+    departures in ply order, each move, each race's result and the series table checked."""
+    try:
+        info = record["series"]
+        courses = courses_from_json(record, record["courses"])
+        if info["races"] != len(courses):
+            raise RecordError("record", f"{info['races']} races, but {len(courses)} courses", "courses")
+        colors = [p["color"] for p in sorted(record["players"], key=lambda p: p["seat"])]
+        series = Series.start(courses, colors, colors.index(info["start_player"]), info["score_variant"])
+    except (EngineError, KeyError, TypeError, ValueError) as exc:
+        return Verification(False, f"cannot set up the series: {exc}")
+
+    checked = 0
+    races = record.get("races", [])
+    for index, data in enumerate(races):
+        letter = LETTERS[index] if index < len(LETTERS) else str(index + 1)
+        label = f"race {letter}"
+        if index >= len(series.races):
+            return Verification(False, f"{label}: by the rules the series ended after {len(series.races)} races",
+                                checked, None, series.race, series)
+        if index != len(series.races) - 1:
+            return Verification(False, f"{label}: race {LETTERS[index - 1]} has not ended by the rules", checked,
+                                None, series.race, series)
+        race = series.race
+        header = _race_json(race, RaceLog(series.ply))
+        for key in ("letter", "multiplier", "start_player", "boats", "carried_damage", "first_ply"):
+            if data.get(key) != header[key]:
+                return Verification(False, f"{label}: recorded {key} {data.get(key)!r}, the rules give {header[key]!r}",
+                                    checked, None, race, series)
+        try:
+            events = _race_events(data)
+        except (KeyError, TypeError) as exc:
+            return Verification(False, f"{label}: malformed: {exc!r}", checked, None, race, series)
+        awaiting: Mapping[str, Any] | None = None
+        for ply, _, kind, item in events:
+            where = f"{label}, ply {ply}"
+            if kind in ("move", "steer"):
+                checked += kind == "move"
+                where = f"{label} move {item.get('number')} ({item.get('color')})"
+            if series.ply != ply:
+                return Verification(False, f"{where}: recorded at ply {ply}, but the series is at ply {series.ply}",
+                                    checked, checked or None, series.race, series)
+            try:
+                boat = series.race.boat
+                if kind == "place":
+                    if boat.color != item["color"]:
+                        return Verification(False, f"{where}: {boat.color} places now, not {item['color']}",
+                                            checked, None, series.race, series)
+                    series = series.place(_cell(item["cell"], "placement"), item["heading"])
+                    continue
+                if kind == "leave":
+                    if item["termination"] not in (Termination.RESIGN.value, Termination.TIMEOUT.value):
+                        return Verification(False, f"{where}: a player leaves by resign or timeout", checked, None,
+                                            series.race, series)
+                    seat = series.seat_of(item["color"])
+                    series = series.resign(seat) if item["termination"] == "resign" else series.time_out(seat)
+                    continue
+                if kind == "steer":
+                    if awaiting is not item:
+                        return Verification(False, f"{where}: a direction without its roll", checked, checked or None,
+                                            series.race, series)
+                    series, move = series.choose_direction(item["direction"])
+                    awaiting = None
+                else:
+                    if awaiting is not None:
+                        return Verification(False, f"{where}: move {awaiting.get('number')} has no direction yet",
+                                            checked, checked or None, series.race, series)
+                    if boat.color != item.get("color", boat.color):
+                        return Verification(False, f"{where}: it is {boat.color}'s turn", checked, checked or None,
+                                            series.race, series)
+                    series, move = series.choose_dice(choice_from_json(item["choice"]), FixedDice(item["rolled"]))
+                    if kind == "roll":  # a roll whose direction never came
+                        again = _pending_json(series.race.pending)
+                        if move is not None or again is None or any(again[k] != item.get(k) for k in again):
+                            return Verification(False, f"{where}: the unfinished roll differs from the rules",
+                                                checked, None, series.race, series)
+                        continue
+                    if move is None:
+                        awaiting = item
+                        continue
+            except (ValueError, KeyError, TypeError) as exc:  # EngineError is a ValueError
+                return Verification(False, f"{where}: {exc}", checked, checked or None, series.race, series)
+            assert move is not None
+            replayed = {**move_json(move), "ply": move.roll_ply + 1 if move.auto else ply}
+            for key, value in replayed.items():
+                if item.get(key) != value:
+                    return Verification(False, f"{where}: recorded {key} {item.get(key)!r}, the rules give {value!r}",
+                                        checked, checked, series.race, series)
+        if awaiting is not None:
+            return Verification(False, f"{label}: move {awaiting.get('number')} has no direction", checked, checked,
+                                series.race, series)
+        state = series.races[index]
+        expected = race_result_json(state)
+        if data.get("result") != expected:
+            return Verification(False, f"{label} result: recorded {data.get('result')!r}, the rules give {expected!r}",
+                                checked, None, state, series)
+    if len(races) != len(series.races):
+        return Verification(False, f"the record has {len(races)} races, the rules {len(series.races)}", checked, None,
+                            series.race, series)
+    expected_result = series_result_json(series)
+    if record.get("result") != expected_result:
+        return Verification(False, f"result: recorded {record.get('result')!r}, the rules give {expected_result!r}",
+                            checked, None, series.race, series)
+    return Verification(True, f"ok: {checked} moves in {len(races)} races replay", checked, None, series.race, series)
+
+
+def _race_events(data: Mapping[str, Any]) -> list[tuple[int, int, str, Mapping[str, Any]]]:
+    """A race's actions in ply order: placements, rolls (with their move, or unfinished),
+    the directions of moves that were not automatic, and departures."""
+    events: list[tuple[int, int, str, Mapping[str, Any]]] = []
+    for item in data["placements"]:
+        events.append((item["ply"], 0, "place", item))
+    for item in data["moves"]:
+        events.append((item["roll_ply"], 1, "move", item))
+        if not item["auto"]:
+            events.append((item["ply"], 2, "steer", item))
+    for item in data["departures"]:
+        if item.get("roll"):
+            events.append((item["roll"]["roll_ply"], 1, "roll", {**item["roll"], "color": item["color"]}))
+        events.append((item["ply"], 3, "leave", item))
+    if data.get("pending"):
+        events.append((data["pending"]["roll_ply"], 1, "roll", data["pending"]))
+    events.sort(key=lambda e: (e[0], e[1]))
+    return events

@@ -1,14 +1,16 @@
-"""The state of a game and the turn (R5–R14), as immutable values.
+"""The state of a game and the turn (R5–R18), as immutable values.
 
 A :class:`GameState` knows the course, the boats, whose turn it is and which step of
-the turn is awaited (:class:`Phase`). Every action returns a new state and leaves the
+the turn is awaited (:class:`Phase`), and the :class:`Rules` it is played by: the online
+two-player rules (:data:`ONLINE`, the default) or a race of the boxed game
+(:class:`~games.engine.race.RaceRules`). Every action returns a new state and leaves the
 old one untouched:
 
-* ``place(cell, heading)`` — R5, Yellow first, then Red;
+* ``place(cell, heading)`` — R5 (Yellow first, then Red) or R15/R16;
 * ``choose_dice(choice, source)`` — R6; when only one direction is then allowed it is
   applied at once (R7) and the :class:`Move` is returned with the new state;
 * ``choose_direction(direction)`` — R7–R14, returns the :class:`Move`;
-* ``resign(seat)`` / ``time_out(seat)``.
+* ``resign(seat)`` / ``time_out(seat)`` / ``adjudicate()``.
 
 ``options()`` previews the three directions after a roll (reach, path, crash, damage,
 buoys rounded, finish, sinking) and says which are allowed.
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from .course import FINISHED_ROUNDING, NO_ENTRIES, Course, Entries
 from .dice import Change, DiceChoice, DiceSource, all_choices, distinct_choices
@@ -73,6 +75,13 @@ class Boat:
     finished: bool = False
     sunk: bool = False
     moves: int = 0
+    retired: Termination | None = None  # left the race by resigning or losing on time (R18)
+    carried: int = 0  # damage counters carried into this race (R20), included in ``damage``
+
+    @property
+    def racing(self) -> bool:
+        """Still in the race: not finished, sunk or retired (R18 lifts those off the lake)."""
+        return not (self.finished or self.sunk or self.retired is not None)
 
     @property
     def buoys(self) -> int:
@@ -91,7 +100,7 @@ class Boat:
     def with_dice(self, dice: tuple[int, ...]) -> Boat:
         """The same boat holding other dice (cheaper than ``dataclasses.replace``)."""
         return Boat(self.color, self.cell, self.heading, dice, self.damage, self.next_buoy, self.count, self.entries,
-                    self.finished, self.sunk, self.moves)
+                    self.finished, self.sunk, self.moves, self.retired, self.carried)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +132,7 @@ class Pending:
 
     ``reaches`` are the three candidate directions with their reach (all R7 needs); the full
     previews (boat after the move and the option shown) are computed on first request and kept
-    in ``cache``.
+    in ``cache``. ``roll_ply`` is the ply of the roll (None: the ply just before the state's).
     """
 
     choice: DiceChoice
@@ -132,6 +141,7 @@ class Pending:
     dice: tuple[int, ...]
     reaches: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)  # (direction, reach)
     cache: list[tuple[tuple[Boat, Option], ...]] = field(default_factory=list, compare=False, repr=False)
+    roll_ply: int | None = field(default=None, compare=False)
 
     @property
     def allowed(self) -> list[int]:
@@ -238,6 +248,8 @@ def simulate(
         finished,
         sunk,
         boat.moves + 1,
+        boat.retired,
+        boat.carried,
     )
     turn = "straight" if direction == boat.heading else "left" if direction == left(boat.heading) else "right"
     option = Option(
@@ -248,8 +260,10 @@ def simulate(
 
 
 def _other_cells(boats: Sequence[Boat], seat: int) -> frozenset[Hex]:
-    """Cells of the other boats afloat (they can be passed but not ended on, R8)."""
-    return frozenset(b.cell for i, b in enumerate(boats) if i != seat and not b.sunk and b.cell is not None)
+    """Cells of the other boats on the lake (they can be passed but not ended on, R8, R17); boats
+    lifted off (finished in a race, sunk, retired: R18) block nothing."""
+    return frozenset(b.cell for i, b in enumerate(boats)
+                     if i != seat and b.cell is not None and not (b.finished or b.sunk or b.retired))
 
 
 def previews(course: Course, boats: Sequence[Boat], seat: int, total: int) -> tuple[tuple[Boat, Option], ...]:
@@ -280,10 +294,115 @@ def _blocker(course: Course, start: Hex, direction: int, reach: int) -> str | No
     return course.obstacle(cell)
 
 
+# --- rulesets --------------------------------------------------------------------------------
+
+
+class Rules:
+    """A configuration of the one engine: what differs between rulesets (docs/rules.md, "Rulesets").
+
+    Dice, directions, passing, crashes, rounding, finishing and sinking (R6–R12, R17) are the same
+    code for every ruleset. A ruleset says in which order the boats are placed (the boat placed
+    last moves first; then play goes clockwise, to the next seat, skipping boats no longer in the
+    race: R5, R15), where they may be placed (R5, R16), and how the race ends and is decided
+    (R11–R13 or R18), also when a player resigns, loses on time or the game is adjudicated.
+    """
+
+    __slots__ = ()
+
+    ruleset: ClassVar[str] = ""
+    placing_rule: ClassVar[str] = "R5"
+    placing_area: ClassVar[str] = "the start/finish line"
+    ranked: ClassVar[bool] = False  # boats take finishing positions (R18) instead of one winner
+
+    def check_boats(self, count: int) -> None:
+        raise NotImplementedError
+
+    def placing_order(self, count: int, start: int) -> tuple[int, ...]:
+        """The seats in the order they place; the last one moves first."""
+        raise NotImplementedError
+
+    def start_area(self, state: GameState) -> tuple[Hex, ...]:
+        """The cells a boat may be placed on now, taken or not."""
+        raise NotImplementedError
+
+    def end_of_move(self, boats: Sequence[Boat], seat: int, positions: tuple[int, ...],
+                    start: int) -> tuple[Outcome | None, tuple[int, ...]]:
+        """After ``seat`` moved: the outcome if the race is over, and the finishing positions."""
+        raise NotImplementedError
+
+    def forfeit(self, state: GameState, seat: int, termination: Termination) -> GameState:
+        """``seat`` resigns or loses on time."""
+        raise NotImplementedError
+
+    def adjudicate(self, state: GameState) -> GameState:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class OnlineRules(Rules):
+    """The online two-player rules (R5, R11–R14): Yellow places first, then Red, on the line; Red
+    moves first. The first boat to finish wins and ends the game; a boat that sinks, resigns or
+    loses on time loses it; after 35 moves each more buoys, then less damage wins, else a draw."""
+
+    ruleset: ClassVar[str] = "online two-player rules with rulings R1-R14"
+
+    def check_boats(self, count: int) -> None:
+        if count != 2:
+            raise ValueError("the online rules are for two boats (R5); a race of 2-6 boats uses RaceRules (R15-R18)")
+
+    def placing_order(self, count: int, start: int) -> tuple[int, ...]:
+        return tuple(range(count))  # R5: Yellow, then Red; Red (placed last) moves first
+
+    def start_area(self, state: GameState) -> tuple[Hex, ...]:
+        return state.course.line
+
+    def end_of_move(self, boats: Sequence[Boat], seat: int, positions: tuple[int, ...],
+                    start: int) -> tuple[Outcome | None, tuple[int, ...]]:
+        return _outcome(boats, seat), positions
+
+    def forfeit(self, state: GameState, seat: int, termination: Termination) -> GameState:
+        if len(state.boats) != 2:
+            raise IllegalMove("R5", "the online rules are for two boats; a race of more uses RaceRules (R18)", "seat")
+        if not 0 <= seat < 2:
+            raise IllegalMove("turn", f"no seat {seat}", "seat")
+        verb = "resigned" if termination is Termination.RESIGN else "ran out of time"
+        outcome = Outcome(1 - seat, termination, f"{_name(state.boats[seat])} {verb}")
+        return replace(state, phase=Phase.OVER, pending=None, outcome=outcome, ply=state.ply + 1)
+
+    def adjudicate(self, state: GameState) -> GameState:
+        """More points (R14), then more buoys, then less damage wins, as the 35-move cut-off
+        does; else a draw (docs/tournaments.md)."""
+        boats = state.boats
+        ranked = sorted(range(len(boats)), key=lambda i: (-boats[i].points, -boats[i].buoys, boats[i].damage))
+        first, second = boats[ranked[0]], boats[ranked[1]]
+        key = (first.points, first.buoys, -first.damage)
+        if key == (second.points, second.buoys, -second.damage):
+            outcome = Outcome(None, Termination.ADJUDICATION,
+                              f"adjudicated at the round deadline: equal points ({first.points}) and damage, a draw")
+        else:
+            why = (f"more points ({first.points} to {second.points})" if first.points != second.points
+                   else f"more buoys ({first.buoys} to {second.buoys})" if first.buoys != second.buoys
+                   else f"less damage ({first.damage} to {second.damage})")
+            outcome = Outcome(ranked[0], Termination.ADJUDICATION,
+                              f"adjudicated at the round deadline: {_name(first)} has {why}")
+        return replace(state, phase=Phase.OVER, pending=None, outcome=outcome, ply=state.ply + 1)
+
+
+ONLINE = OnlineRules()
+
+
+# --- the state ---------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True, slots=True)
 class GameState:
-    """The whole position. ``ply`` counts actions (placements, rolls, moves); a client
-    sends the ``ply`` it saw so that a stale or repeated request is refused."""
+    """The whole position. ``ply`` counts actions (placements, rolls, moves, resignations and
+    time-outs); a client sends the ``ply`` it saw so that a stale or repeated request is refused.
+
+    ``rules`` is the ruleset (:data:`ONLINE` by default); ``start`` the start player of a race
+    (R15: places last, moves first; the online rules fix the order and ignore it); ``positions``
+    the seats that have taken finishing positions, in order (R18; empty in the online game).
+    """
 
     course: Course
     boats: tuple[Boat, ...]
@@ -292,12 +411,25 @@ class GameState:
     pending: Pending | None = None
     outcome: Outcome | None = None
     ply: int = 0
+    rules: Rules = ONLINE
+    start: int = 0
+    positions: tuple[int, ...] = ()
 
     @classmethod
-    def initial(cls, course: Course, colors: Sequence[str] = COLORS) -> GameState:
+    def initial(cls, course: Course, colors: Sequence[str] = COLORS, rules: Rules = ONLINE, start: int = 0,
+                carried: Sequence[int] = (), ply: int = 0) -> GameState:
+        """Boats of ``colors`` (in seat order, clockwise) waiting to be placed; ``carried`` are the
+        damage counters each brings into a race (R20), ``ply`` the first ply (a series goes on
+        counting from race to race)."""
         if len(colors) < 2 or len(set(colors)) != len(colors):
             raise ValueError("a game needs two or more boats of different colours")
-        return cls(course, tuple(Boat(c) for c in colors), Phase.PLACE, 0)
+        rules.check_boats(len(colors))
+        if not 0 <= start < len(colors):
+            raise ValueError(f"no seat {start} to start")
+        carried = tuple(carried) or (0,) * len(colors)
+        boats = tuple(Boat(c, damage=d, carried=d) for c, d in zip(colors, carried, strict=True))
+        first = rules.placing_order(len(boats), start)[0]
+        return cls(course, boats, Phase.PLACE, first, None, None, ply, rules, start)
 
     # --- reading ---------------------------------------------------------------------
 
@@ -317,8 +449,9 @@ class GameState:
         raise KeyError(color)
 
     def free_start_cells(self) -> list[Hex]:
-        taken = {b.cell for b in self.boats}
-        return [c for c in self.course.line if c not in taken]
+        """The cells the boat to place may take (R5, R16)."""
+        taken = self._taken()
+        return [c for c in self.rules.start_area(self) if c not in taken]
 
     def legal_dice_choices(self) -> list[DiceChoice]:
         """Every legal dice choice (R6), by die index. See :meth:`distinct_dice_choices`."""
@@ -356,21 +489,23 @@ class GameState:
     # --- acting ----------------------------------------------------------------------
 
     def place(self, cell: Hex, heading: int) -> GameState:
-        """R5: put the boat to place on a free start/finish-line cell with a heading."""
+        """R5, R16: put the boat to place on a free start cell with a heading."""
         self._expect(Phase.PLACE)
+        rule = self.rules.placing_rule
         if not isinstance(heading, int) or not 0 <= heading < 6:
-            raise IllegalMove("R5", "the heading must point to a side of the cell: 0..5", "heading")
-        if cell not in self.course.line_set:
-            raise IllegalMove("R5", f"{cell} is not on the start/finish line", "cell")
-        if cell in {b.cell for b in self.boats}:
-            raise IllegalMove("R5", f"{cell} is taken by another boat", "cell")
+            raise IllegalMove(rule, "the heading must point to a side of the cell: 0..5", "heading")
+        if cell not in self.rules.start_area(self):
+            raise IllegalMove(rule, f"{cell} is not on {self.rules.placing_area}", "cell")
+        if cell in self._taken():
+            raise IllegalMove(rule, f"{cell} is taken by another boat", "cell")
         boats = list(self.boats)
         boats[self.to_move] = replace(self.boat, cell=cell, heading=heading)
-        nxt = self.to_move + 1
-        if nxt < len(boats):
+        nxt = self._next_to_place(boats)
+        if nxt is not None:
             return replace(self, boats=tuple(boats), to_move=nxt, ply=self.ply + 1)
-        # the boat placed last moves first: Red, after Yellow placed first
-        return replace(self, boats=tuple(boats), phase=Phase.DICE, to_move=len(boats) - 1, ply=self.ply + 1)
+        # the boat placed last moves first: Red, after Yellow placed first (R5); the start player (R15)
+        return replace(self, boats=tuple(boats), phase=Phase.DICE, to_move=self._first_to_move(boats),
+                       ply=self.ply + 1)
 
     def choose_dice(self, choice: DiceChoice, source: DiceSource) -> Step:
         """R6: apply the dice choice and roll. If then only one direction is allowed (R7)
@@ -382,14 +517,16 @@ class GameState:
         choice.check(boat.dice, first_move=boat.moves == 0)
         dice, rolled = choice.apply(boat.dice, source, checked=True)
         boats = list(self.boats)
-        rolled_boat = boats[self.to_move] = boat.with_dice(dice)
-        pending = Pending(choice, boat.dice, rolled, dice, reaches(self.course, rolled_boat, sum(dice)))
-        rolled_state = GameState(
-            self.course, tuple(boats), Phase.DIRECTION, self.to_move, pending, None, self.ply + 1
-        )
+        seat = self.to_move
+        rolled_boat = boats[seat] = boat.with_dice(dice)
+        total = sum(dice)
+        pending = Pending(choice, boat.dice, rolled, dice, reaches(self.course, rolled_boat, total), [], self.ply)
         allowed = pending.allowed
-        if len(allowed) == 1:
-            return rolled_state._move(rolled_state._preview(allowed[0]), auto=True)
+        if len(allowed) == 1:  # R7: applied at once (the rolled state is never needed)
+            return self._moved(boats, pending, simulate(self.course, boats, seat, allowed[0], total, True),
+                               self.ply + 1, auto=True)
+        rolled_state = GameState(self.course, tuple(boats), Phase.DIRECTION, seat, pending, None, self.ply + 1,
+                                 self.rules, self.start, self.positions)
         return Step(rolled_state, None)
 
     def choose_direction(self, direction: int) -> Step:
@@ -408,7 +545,7 @@ class GameState:
             )
         assert self.pending is not None
         if direction in self.pending.allowed:
-            return self._move(self._preview(direction), auto=False)
+            return self._moved(list(self.boats), self.pending, self._preview(direction), self.ply, auto=False)
         options = self.options()
         chosen = options[candidates.index(direction)]
         if not chosen.allowed:
@@ -432,43 +569,38 @@ class GameState:
         ply: int,
         pending: tuple[DiceChoice, tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None,
         outcome: Outcome | None = None,
+        rules: Rules = ONLINE,
+        start: int = 0,
+        positions: Sequence[int] = (),
+        roll_ply: int | None = None,
     ) -> GameState:
         """A state rebuilt from storage; a pending roll (choice, dice before, rolled, dice)
-        gets its direction previews computed again."""
+        gets its direction previews computed again. ``roll_ply`` is the roll's ply when other
+        actions came between it and now (a resignation in a race)."""
         boats = tuple(boats)
         stored = None
         if pending is not None:
             choice, before, rolled, dice = pending
-            stored = Pending(choice, before, rolled, dice, reaches(course, boats[to_move], sum(dice)))
-        return cls(course, boats, phase, to_move, stored, outcome, ply)
+            stored = Pending(choice, before, rolled, dice, reaches(course, boats[to_move], sum(dice)),
+                             roll_ply=roll_ply)
+        return cls(course, boats, phase, to_move, stored, outcome, ply, rules, start, tuple(positions))
 
     def adjudicate(self) -> GameState:
-        """End an unfinished game by the documented rule (docs/tournaments.md): more points
-        (R14), then more buoys, then less damage wins, as the 35-move cut-off does; else a draw."""
+        """End an unfinished game by the documented rule: in the online game more points (R14),
+        then more buoys, then less damage wins (docs/tournaments.md); a race ranks the boats
+        still in it as the cut-off does (R18)."""
         if self.phase is Phase.OVER:
             raise GameOver("over", "the game is over", "phase")
-        ranked = sorted(range(len(self.boats)), key=lambda i: (-self.boats[i].points, -self.boats[i].buoys,
-                                                                self.boats[i].damage))
-        first, second = self.boats[ranked[0]], self.boats[ranked[1]]
-        key = (first.points, first.buoys, -first.damage)
-        if key == (second.points, second.buoys, -second.damage):
-            outcome = Outcome(None, Termination.ADJUDICATION,
-                              f"adjudicated at the round deadline: equal points ({first.points}) and damage, a draw")
-        else:
-            why = (f"more points ({first.points} to {second.points})" if first.points != second.points
-                   else f"more buoys ({first.buoys} to {second.buoys})" if first.buoys != second.buoys
-                   else f"less damage ({first.damage} to {second.damage})")
-            outcome = Outcome(ranked[0], Termination.ADJUDICATION,
-                              f"adjudicated at the round deadline: {_name(first)} has {why}")
-        return replace(self, phase=Phase.OVER, pending=None, outcome=outcome, ply=self.ply + 1)
+        return self.rules.adjudicate(self)
 
     def resign(self, seat: int) -> GameState:
-        """The player in ``seat`` gives up; the opponent wins (R14: points scored stand)."""
-        return self._forfeit(seat, Termination.RESIGN, "resigned")
+        """The player in ``seat`` gives up: the opponent wins (R14: points scored stand); in a
+        race the boat is lifted off without a position (R18)."""
+        return self._forfeit(seat, Termination.RESIGN)
 
     def time_out(self, seat: int) -> GameState:
-        """The player in ``seat`` ran out of time; the opponent wins."""
-        return self._forfeit(seat, Termination.TIMEOUT, "ran out of time")
+        """The player in ``seat`` ran out of time: as :meth:`resign`."""
+        return self._forfeit(seat, Termination.TIMEOUT)
 
     # --- internals -------------------------------------------------------------------
 
@@ -478,17 +610,26 @@ class GameState:
         if self.phase is not phase:
             raise IllegalMove("turn", f"the game awaits {self.phase.value}, not {phase.value}", "phase")
 
-    def _forfeit(self, seat: int, termination: Termination, verb: str) -> GameState:
+    def _forfeit(self, seat: int, termination: Termination) -> GameState:
         if self.phase is Phase.OVER:
             raise GameOver("over", "the game is over", "phase")
-        if len(self.boats) != 2:
-            raise NotImplementedError("resigning and time-outs are defined for two-player games")
-        if not 0 <= seat < 2:
-            raise IllegalMove("turn", f"no seat {seat}", "seat")
-        winner = 1 - seat
-        reason = f"{self.boats[seat].color.capitalize()} {verb}"
-        outcome = Outcome(winner, termination, reason)
-        return replace(self, phase=Phase.OVER, pending=None, outcome=outcome, ply=self.ply + 1)
+        return self.rules.forfeit(self, seat, termination)
+
+    def _taken(self) -> set[Hex]:
+        return {b.cell for b in self.boats if b.cell is not None and b.racing}
+
+    def _next_to_place(self, boats: Sequence[Boat]) -> int | None:
+        """The next seat in placing order whose boat is still to be placed (R5, R15)."""
+        for seat in self.rules.placing_order(len(boats), self.start):
+            if boats[seat].cell is None and boats[seat].racing:
+                return seat
+        return None
+
+    def _first_to_move(self, boats: Sequence[Boat]) -> int:
+        """The boat placed last moves first (R5: Red; R15: the start player), or the next one
+        clockwise still in the race."""
+        last = self.rules.placing_order(len(boats), self.start)[-1]
+        return last if boats[last].racing else _next_seat(boats, last)
 
     def _preview(self, direction: int) -> tuple[Boat, Option]:
         """The move in one allowed direction (from the previews if they were computed)."""
@@ -498,34 +639,38 @@ class GameState:
             return next(p for p in pending.cache[0] if p[1].direction == direction)
         return simulate(self.course, self.boats, self.to_move, direction, pending.total, True)
 
-    def _move(self, preview: tuple[Boat, Option], auto: bool) -> Step:
-        pending = self.pending
-        assert pending is not None
+    def _moved(self, boats: list[Boat], pending: Pending, preview: tuple[Boat, Option], ply: int, auto: bool) -> Step:
+        """The move of the boat to move, which holds its rolled dice in ``boats``, made at ``ply``."""
         seat = self.to_move
-        boat = self.boat
+        boat = boats[seat]
         assert boat.cell is not None
         new_boat, option = preview
         direction = option.direction
-        boats = list(self.boats)
         boats[seat] = new_boat
+        roll_ply = ply - 1 if pending.roll_ply is None else pending.roll_ply
         move = Move(
             seat, boat.color, new_boat.moves, pending.choice, pending.dice_before, pending.rolled, pending.dice,
             direction, auto, boat.cell, option.reach, option.path, option.final, direction, option.damage,
-            new_boat.damage, option.crash, option.rounded, option.finishes, new_boat.sunk, self.ply - 1,
+            new_boat.damage, option.crash, option.rounded, option.finishes, new_boat.sunk, roll_ply,
         )
-        outcome = _outcome(boats, seat)
+        rules = self.rules
+        outcome, positions = rules.end_of_move(boats, seat, self.positions, self.start)
         if outcome is not None:
-            state = GameState(self.course, tuple(boats), Phase.OVER, seat, None, outcome, self.ply + 1)
+            state = GameState(self.course, tuple(boats), Phase.OVER, seat, None, outcome, ply + 1,
+                              rules, self.start, positions)
         else:
-            state = GameState(self.course, tuple(boats), Phase.DICE, _next_seat(boats, seat), None, None, self.ply + 1)
+            state = GameState(self.course, tuple(boats), Phase.DICE, _next_seat(boats, seat), None, None,
+                              ply + 1, rules, self.start, positions)
         return Step(state, move)
 
 
 def _next_seat(boats: Sequence[Boat], seat: int) -> int:
+    """The next seat clockwise whose boat is still in the race (R15: left-hand neighbour)."""
     n = len(boats)
     for k in range(1, n + 1):
         candidate = (seat + k) % n
-        if not boats[candidate].sunk:
+        boat = boats[candidate]
+        if not (boat.finished or boat.sunk or boat.retired):  # racing, inlined: this runs every turn
             return candidate
     return seat
 
@@ -535,7 +680,7 @@ def _name(boat: Boat) -> str:
 
 
 def _outcome(boats: Sequence[Boat], seat: int) -> Outcome | None:
-    """The end of the game after ``seat`` moved, if it has ended (R11–R13)."""
+    """The end of the online game after ``seat`` moved, if it has ended (R11–R13)."""
     mover = boats[seat]
     if mover.finished:  # R11: ends at once, even after a crash later in the move
         return Outcome(seat, Termination.FINISH, f"{_name(mover)} finished")
@@ -562,15 +707,18 @@ def _outcome(boats: Sequence[Boat], seat: int) -> Outcome | None:
 
 
 __all__ = [
+    "ONLINE",
     "Boat",
     "Change",
     "GameState",
     "Move",
+    "OnlineRules",
     "Option",
     "Outcome",
     "Pending",
     "Phase",
     "Placement",
+    "Rules",
     "Step",
     "Termination",
     "previews",

@@ -2,18 +2,19 @@
 
 Tokens (odd-r offset rows, odd rows drawn half a cell to the right):
 ``.`` water, ``#`` land, ``0``–``3`` buoys, ``F`` the finish buoy, ``=`` a start/finish
-cell, ``Y R O P`` boats (on water). Gates are given separately as direction and sense.
+cell, ``Y R O P K G`` boats (on water: yellow, red, orange, purple, black, green). Gates are
+given separately as direction and sense.
 """
 
 from __future__ import annotations
 
 import itertools
 
-from games.engine import Boat, Course, GameState, Gate, Lake, Phase, Sense
+from games.engine import Boat, Course, GameState, Gate, Lake, Phase, Rules, Sense
 from games.engine.course import gate_cells
 from games.engine.hexgrid import Hex, direction_by_name
 
-BOAT_TOKENS = {"Y": "yellow", "R": "red", "O": "orange", "P": "purple"}
+BOAT_TOKENS = {"Y": "yellow", "R": "red", "O": "orange", "P": "purple", "K": "black", "G": "green"}
 
 
 class Map:
@@ -37,8 +38,11 @@ class Map:
     def cell(self, token: str) -> Hex:
         return next(c for c, t in self.tokens.items() if t == token)
 
-    def state(self, to_move: str, boats: dict[str, dict[str, object]], phase: Phase = Phase.DICE) -> GameState:
-        """A position with the named boats at their map cells; ``boats`` gives each one's fields."""
+    def state(self, to_move: str, boats: dict[str, dict[str, object]], phase: Phase = Phase.DICE,
+              rules: Rules | None = None, start: str | None = None, positions: tuple[str, ...] = ()) -> GameState:
+        """A position with the named boats at their map cells; ``boats`` gives each one's fields
+        (in seat order). ``rules`` (the online rules by default), the ``start`` player and the
+        ``positions`` taken so far by colour, for a race of the boxed game."""
         order = list(boats)
         made = []
         # a boat not drawn on the map waits on the last free water cell (bottom right)
@@ -47,7 +51,10 @@ class Map:
             fields = {"moves": 1, **boats[color]}
             fields.setdefault("cell", self.boats.get(color, spare))
             made.append(Boat(color, **fields))  # type: ignore[arg-type]
-        return GameState(self.course, tuple(made), phase, order.index(to_move))
+        if rules is None:
+            return GameState(self.course, tuple(made), phase, order.index(to_move))
+        return GameState(self.course, tuple(made), phase, order.index(to_move), rules=rules,
+                         start=order.index(start or to_move), positions=tuple(order.index(c) for c in positions))
 
 
 def open_course(

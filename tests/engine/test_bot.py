@@ -76,3 +76,77 @@ def test_bots_never_pass_on_the_spot_with_speed_0():
     rolled, _ = state.choose_dice(DiceChoice(Change.KEEP), FixedDice([]))
     for level in ("normal", "strong"):
         assert make_player(level, random.Random(0)).direction(rolled) != d("E")
+
+
+# --- races of the boxed game (R15-R19) --------------------------------------------------------------
+
+
+def test_bots_play_a_whole_series_of_three_boats_legally():
+    from games.engine import Series, new_courses
+    from games.engine.bot import MapCache
+    from games.engine.players import play_series
+
+    rng = random.Random(8)
+    maps = MapCache()
+    series = Series.start(new_courses("standard", rng=rng), 3, 1)
+    players = [make_player(level, random.Random(i), maps=maps) for i, level in enumerate(("strong", "normal", "easy"))]
+    game = play_series(series, players, RandomDice(rng))
+    assert game.series.over
+    result = verify(json.loads(json.dumps(game.record())))
+    assert result.ok, result.message
+
+
+def race_state():
+    """Three boats on an open lake (buoys 1, 2, 3 rounded by going north across their gates, the
+    bottom row the line, as in test_series.py): Yellow to move, Red and Orange its rivals."""
+    from games.engine import Boat, GameState, Phase, RaceRules
+    from games.engine.hexgrid import offset_to_axial
+
+    from .helpers import open_course
+
+    buoys = {0: offset_to_axial(20, 0), 1: offset_to_axial(1, 9), 2: offset_to_axial(1, 7), 3: offset_to_axial(1, 5)}
+    course = open_course(buoys, {1: ("E", "ccw"), 2: ("E", "ccw"), 3: ("E", "ccw")},
+                         [offset_to_axial(c, 12) for c in range(21)], 21, 13)
+    boats = (Boat("yellow", (0, 10), d("NE"), (2,), moves=3), Boat("red", (4, 10), d("NE"), (3,), moves=3),
+             Boat("orange", (8, 6), d("NE"), (1, 1), next_buoy=3, moves=3))
+    return GameState(course, boats, Phase.DICE, 0, rules=RaceRules(2, False))
+
+
+def test_in_a_race_the_bot_values_the_points_at_stake():
+    """R18, R19: in points, a finished boat is worth its position's points, a sunk boat less
+    than any boat afloat, and a boat is worth more the further its rivals are behind."""
+    from games.engine import Boat
+
+    bot = ExpectimaxPlayer(2, random.Random(0))
+    state = race_state()
+    stakes = bot.stakes(state)
+    assert stakes is not None and (stakes.n, stakes.k, stakes.taken) == (3, 2, 0) and len(stakes.rivals) == 2
+    me = state.boat
+    finished = Boat("yellow", me.cell, finished=True, next_buoy=4, moves=me.moves + 1)
+    sunk = Boat("yellow", me.cell, sunk=True, damage=4, moves=me.moves + 1)
+    afloat = me.with_dice((2,))
+    assert stakes.value(finished, 0) == 2 * (3 - 1) - stakes.progress * finished.moves
+    assert stakes.value(sunk, 0) < stakes.value(afloat, 60) < stakes.value(afloat, 10) < stakes.value(finished, 0)
+    ahead = stakes.value(afloat, min(stakes.rivals) - 5)
+    behind = stakes.value(afloat, max(stakes.rivals) + 5)
+    assert ahead - behind > 2  # most of the difference between 1st (4 points) and 3rd (0)
+    from dataclasses import replace
+
+    from games.engine import ONLINE
+
+    assert bot.stakes(replace(state, rules=ONLINE)) is None  # the online game: no positions
+
+
+def test_in_a_race_other_boats_are_obstacles_for_this_move_only_and_close_rivals_can_be_blocked():
+    """R17: boats are passed but not ended on; by the bot's next turn they will have moved, so its
+    look-ahead leaves them out; the cells where a close rival would land are worth ending on."""
+    bot = ExpectimaxPlayer(2, random.Random(0))
+    state = race_state()
+    search = bot._search(state)
+    assert search.later is not None and [b.cell for b in search.later] == [state.boat.cell, None, None]
+    red = state.boats[1]
+    rivals_landing = {state.course.rays[red.cell][x][2] for x in (d("NE"), d("NW"), d("E"))}
+    assert rivals_landing and rivals_landing <= set(search.stakes.block)
+    assert all(v > 0 for v in search.stakes.block.values())
+    choice = bot.dice(state)  # and it plays
+    assert choice in state.legal_dice_choices()
