@@ -60,9 +60,9 @@ class RoundRobinForm(forms.ModelForm):  # type: ignore[type-arg]
             "description": forms.Textarea(attrs={"rows": 3}),
         }
         labels = {
-            "double": "Double round-robin (every pair plays twice, once with each colour)",
+            "double": "Double round-robin",
             "group_count": "Groups",
-            "final_group": "A final group for the group winners",
+            "final_group": "Final group",
             "deadline_days": "Deadline in days (every game at once)",
             "round_days": "Days per round (round by round)",
         }

@@ -638,19 +638,25 @@ def _outcome(p: GroupPlayer, member: CompetitionMember | None, size: int) -> str
 
 
 def due(now: datetime) -> dict[str, Any]:
-    """What the minute tick looks at, each one indexed query (tests/tournaments/test_formats.py
-    checks the plans on PostgreSQL)."""
+    """What the minute tick looks at, each one indexed query without the models' default order
+    (tests/tournaments/test_formats_site.py checks the plans on PostgreSQL)."""
     return {
         "round_robins_to_start": RoundRobin.objects.filter(status=RoundRobin.Status.REGISTRATION, starts_at__lte=now)
-        .values_list("pk", flat=True),
-        "round_robins_running": RoundRobin.objects.filter(status=RoundRobin.Status.RUNNING).values_list("pk", flat=True),
-        "seasons_to_start": Competition.objects.filter(next_season_at__lte=now).values_list("pk", flat=True),
-        "seasons_playing": Season.objects.filter(status=Season.Status.PLAYING).values_list("pk", flat=True),
-        "groups_waiting": Group.objects.filter(status=Group.Status.WAITING).values_list("pk", flat=True),
-        "groups_due": Group.objects.filter(status=Group.Status.PLAYING, deadline__lte=now).values_list("pk", flat=True),
-        # the backstop for a lost task: a game that ended, its result not recorded yet
+        .order_by().values_list("pk", flat=True),  # index round_robin_status_start
+        "round_robins_running": RoundRobin.objects.filter(status=RoundRobin.Status.RUNNING)
+        .order_by().values_list("pk", flat=True),  # index round_robin_status_start
+        "seasons_to_start": Competition.objects.filter(next_season_at__lte=now)
+        .order_by().values_list("pk", flat=True),  # partial index competition_next_season
+        "seasons_playing": Season.objects.filter(status=Season.Status.PLAYING)
+        .order_by().values_list("pk", flat=True),  # partial unique index one_playing_season
+        "groups_waiting": Group.objects.filter(status=Group.Status.WAITING)
+        .order_by().values_list("pk", flat=True),  # partial index group_waiting
+        "groups_due": Group.objects.filter(status=Group.Status.PLAYING, deadline__lte=now)
+        .order_by().values_list("pk", flat=True),  # partial index group_playing_deadline
+        # the backstop for a lost task: a game that ended, its result not recorded yet (partial
+        # index group_game_open: only the pairings still open, then each game by its key)
         "groups_with_results": GroupGame.objects.filter(result="", game__status=Game.Status.FINISHED)
-        .values_list("group_id", flat=True).distinct(),
+        .order_by().values_list("group_id", flat=True).distinct(),
     }
 
 
