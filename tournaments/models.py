@@ -4,6 +4,7 @@ Competition (issue 15)."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -255,13 +256,20 @@ class Competition(models.Model):
 
     name = models.CharField(max_length=100, default="The Competition")
     description = models.TextField(blank=True)
-    group_size = models.PositiveSmallIntegerField(default=11, help_text="players in a group, at most")
-    promote = models.PositiveSmallIntegerField(default=2, help_text="the top of each group moving up a level")
-    relegate = models.PositiveSmallIntegerField(default=4, help_text="the bottom of each group moving down")
-    break_days = models.PositiveSmallIntegerField(default=3, help_text="days between one season's end and the next")
+    # at least 5 a group: a level that lends the one below its last players (docs) keeps groups of 3 or more
+    group_size = models.PositiveSmallIntegerField(default=11, validators=[MinValueValidator(5), MaxValueValidator(20)],
+                                                  help_text="players in a group, at most (5-20)")
+    promote = models.PositiveSmallIntegerField(default=2, validators=[MaxValueValidator(10)],
+                                               help_text="the top of each group moving up a level (at most a third)")
+    relegate = models.PositiveSmallIntegerField(default=4, validators=[MaxValueValidator(10)],
+                                                help_text="the bottom of each group moving down (at most half)")
+    break_days = models.PositiveSmallIntegerField(default=3, validators=[MaxValueValidator(90)],
+                                                  help_text="days between one season's end and the next")
     season_days = models.PositiveSmallIntegerField(
-        default=150, help_text="a season's games must end this many days after its start (then adjudicated)")
-    min_players = models.PositiveSmallIntegerField(default=3, help_text="players needed to start a season")
+        default=150, validators=[MinValueValidator(1), MaxValueValidator(365)],
+        help_text="a season's games must end this many days after its start (then adjudicated)")
+    min_players = models.PositiveSmallIntegerField(default=3, validators=[MinValueValidator(3)],
+                                                   help_text="players needed to start a season")
     days_per_move = models.PositiveSmallIntegerField(default=3)
     grace_days = models.PositiveSmallIntegerField(default=7)
     vacation_allowed = models.BooleanField(default=True)

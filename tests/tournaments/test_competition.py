@@ -211,3 +211,22 @@ def test_level_sizes_and_moves_for_small_groups():
     assert services.moves_for(4, 2, 3, 2, 4) == (1, 2)
     assert services.moves_for(11, 1, 1, 2, 4) == (0, 0)  # a single level: nobody moves
     assert Group.objects.count() == 0
+
+
+def test_staff_set_the_competitions_numbers_in_the_admin(client):
+    """Its numbers are checked: a group of fewer than five could not lend the level below its
+    last players and keep three (docs/tournaments.md)."""
+    staff = players(1, prefix="staff")[0]
+    staff.is_staff = staff.is_superuser = True
+    staff.save()
+    client.force_login(staff)
+    c = Competition.objects.create(name="Admin")
+    form = {"name": "Admin", "description": "", "group_size": 4, "promote": 2, "relegate": 4, "break_days": 3,
+            "season_days": 150, "min_players": 3, "days_per_move": 3, "grace_days": 7, "vacation_allowed": "on",
+            "rated": "on", "lake_side": "standard", "next_season_at_0": "", "next_season_at_1": ""}
+    refused = client.post(f"/admin/tournaments/competition/{c.pk}/change/", form)
+    assert refused.status_code == 200 and "greater than or equal to 5" in refused.content.decode()
+    saved = client.post(f"/admin/tournaments/competition/{c.pk}/change/", {**form, "group_size": 9})
+    assert saved.status_code == 302
+    c.refresh_from_db()
+    assert c.group_size == 9
