@@ -114,8 +114,8 @@ def competition_page(request: HttpRequest, competition_id: int, status: int = 20
         season = next((s for s in seasons if str(s.number) == wanted), None)
         if season is None:
             raise Http404(f"no season {wanted}")
-    playing = season is not None and season.status == Season.Status.PLAYING
-    waiting = list(selectors.waiting_members(c, seasons[0] if seasons and seasons[0].status == "playing" else None))
+    playing = seasons[0] if seasons and seasons[0].status == Season.Status.PLAYING else None
+    waiting = list(selectors.waiting_members(c, playing))
     return render(request, "tournaments/competition.html", {
         "c": c, "season": season, "seasons": seasons, "playing": playing,
         "levels": selectors.season_levels(season) if season else [],

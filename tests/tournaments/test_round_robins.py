@@ -286,3 +286,20 @@ def test_a_rest_counts_nothing_in_a_round_robin_though_a_swiss_counts_it_as_a_dr
     group = {s.number: s.values["SB"] for s in standings.compute(t, ["SB"], rounds=3, round_robin=True)}
     assert group == {1: 1.0, 2: 1.0, 3: 1.0}
     assert swiss[1] == 1.5  # the Swiss rule: B's trailing rest counted as a draw
+
+
+def test_the_standings_command_ranks_a_round_robin(tmp_path):
+    """python -m tournaments.standings FILE --round-robin: the round-robin order (SB DE WIN BUOYS
+    DMG) by default, rests counting nothing; here the game points (PBS, R14) decide."""
+    rest = trf.NOT_PAIRED
+    t = trf.Tournament(name="Rest", rounds=3, players=[
+        trf.Player(1, "A", 1500, [rest, trf.Cell(2, "w", "1"), trf.Cell(3, "b", "0")]),
+        trf.Player(2, "B", 1500, [trf.Cell(3, "w", "1"), trf.Cell(1, "b", "0"), rest]),
+        trf.Player(3, "C", 1500, [trf.Cell(2, "b", "0"), rest, trf.Cell(1, "w", "1")]),
+    ], buoys_damage={1: (3, 0), 2: (5, 1), 3: (4, 0)})
+    path = tmp_path / "group.trf"
+    path.write_text(trf.dump(t), encoding="utf-8")
+    lines: list[str] = []
+    assert standings.main([str(path), "--round-robin", "--csv"], out=lines.append) == 0
+    assert "".join(lines).splitlines() == ["rank,start_no,PTS,SB,DE,WIN,BUOYS,DMG", "1,2,1.0,1.0,0,1,5,1",
+                                           "2,3,1.0,1.0,0,1,4,0", "3,1,1.0,1.0,0,1,3,0"]
