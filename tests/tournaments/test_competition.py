@@ -97,7 +97,7 @@ def test_a_season_end_to_end_promotion_relegation_removals_and_the_next_season(
     c1 = GroupPlayer.objects.get(group__season=season, user=users[1])
     assert (c1.rank, c1.games, c1.timeouts) == (5, 4, 4)
     assert CompetitionMember.objects.get(competition=c, user=users[1]).removal == "timeouts"
-    subjects = {m.to[0]: m.subject for m in mailoutbox if " is over: " in m.subject}
+    subjects = {m.to[0]: m.subject for m in mailoutbox if m.subject.startswith("The Ladder, season 1 is over: ")}
     assert subjects["c4@example.com"] == "The Ladder, season 1 is over: you finished 4th of 5 and move down to level 2"
     assert subjects["c5@example.com"] == "The Ladder, season 1 is over: you finished 1st of 3 and move up to level 1"
     assert subjects["c0@example.com"] == "The Ladder, season 1 is over: you finished 1st of 5 and stay at level 1"
@@ -143,7 +143,7 @@ def test_the_same_season_close_run_twice_changes_nothing_twice(eager, mailoutbox
     assert c.next_season_at == T0 + timedelta(days=3 + 2)  # not pushed again
     assert list(GroupPlayer.objects.filter(group__season=season).order_by("pk").values_list("move", flat=True)) == moves
     assert EmailLog.objects.filter(event="group_over").count() == emails == 6
-    assert sum(" is over: " in m.subject for m in mailoutbox) == 6
+    assert sum(m.subject.startswith("Twice, season 1 is over: ") for m in mailoutbox) == 6
 
 
 @pytest.mark.postgres
@@ -230,3 +230,49 @@ def test_staff_set_the_competitions_numbers_in_the_admin(client):
     assert saved.status_code == 302
     c.refresh_from_db()
     assert c.group_size == 9
+
+
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_runs_a_season_from_start_to_close_and_starts_the_next(mailoutbox):
+    """Real Celery (a worker thread on the Redis broker): beat's tick starts the season, the
+    receivers' tasks start its group, close it when the last game ends and close the season;
+    the tick run twice afterwards starts one season 2, with the player who joined meanwhile."""
+    import time
+
+    from celery.contrib.testing.worker import start_worker
+    from django.utils import timezone
+
+    from powerboats_site.celery import app
+
+    def wait_for(check, seconds: float = 30) -> bool:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if check():
+                return True
+            time.sleep(0.2)
+        return False
+
+    c = Competition.objects.create(name="Worker", group_size=5, break_days=0, rated=False)
+    users = players(3, prefix="w")
+    for u in users:
+        services.competition_join(user=u, competition_id=c.pk)
+    Competition.objects.filter(pk=c.pk).update(next_season_at=timezone.now() - timedelta(minutes=1))
+    app.control.purge()
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=20):
+        formats_tick.delay()
+        assert wait_for(lambda: GroupGame.objects.filter(group__season__competition=c, game__isnull=False).count() == 3)
+        services.competition_join(user=players(1, prefix="late")[0], competition_id=c.pk)
+        for g in GroupGame.objects.filter(group__season__competition=c).select_related("game", "red__user"):
+            end_game(g.game, "white", timezone.now())
+        assert wait_for(lambda: Season.objects.filter(competition=c, status="closed").exists())
+        formats_tick.delay()
+        formats_tick.delay()
+        assert wait_for(lambda: GroupGame.objects.filter(group__season__number=2, group__season__competition=c,
+                                                         game__isnull=False).count() == 6)
+        assert wait_for(lambda: sum(m.subject.startswith("Worker, season 1 is over: ") for m in mailoutbox) == 3)
+    seasons = list(Season.objects.filter(competition=c).order_by("number").values_list("number", "status"))
+    assert seasons == [(1, "closed"), (2, "playing")]
+    second = Season.objects.get(competition=c, number=2)
+    assert sorted(second.groups.get().players.values_list("user__username", flat=True)) == ["late0", "w0", "w1", "w2"]
+    assert sum(m.subject == "Worker, season 2: you play in Level 1" for m in mailoutbox) == 4
