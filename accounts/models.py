@@ -94,7 +94,8 @@ class User(AbstractUser):
         if self.email_mode == User.EmailMode.EACH:
             return True
         # with a digest, only what cannot wait a day comes at once
-        return self.email_mode == User.EmailMode.DIGEST and event in {"digest", "game_over", "challenge", "pairing", "tournament_over"}
+        return self.email_mode == User.EmailMode.DIGEST and event in {
+            "digest", "game_over", "challenge", "pairing", "tournament_over", "group_start", "group_over"}
 
 
 class Vacation(models.Model):

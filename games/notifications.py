@@ -40,6 +40,9 @@ SUBJECTS = {
     "pairing": "New pairing: round {round} of {tournament}",
     "digest": "Your turn in {count} game{plural}",
     "tournament_over": "{tournament} is over: you finished {rank} of {players}",
+    # round-robin groups and the Competition (tournaments.services_formats)
+    "group_start": "{title}: you play in {group}",
+    "group_over": "{title} is over: {outcome}",
 }
 
 
@@ -183,6 +186,9 @@ def message_for(entry: EmailLog) -> EmailMultiAlternatives:
                       rank=entry.data.get("rank"), players=entry.data.get("players"))
     if event == "tournament_over":
         context["link"] = absolute(reverse("tournament", args=[entry.data["tournament"]]))
+    if event in ("group_start", "group_over"):
+        context.update(entry.data, link=absolute(entry.data["path"]))
+        fields.update(title=entry.data["title"], group=entry.data["group"], outcome=entry.data.get("outcome"))
     unsubscribe = absolute(reverse("unsubscribe", args=[unsubscribe_token(user)]))
     context["unsubscribe"] = unsubscribe
     context["settings_link"] = absolute(reverse("settings"))

@@ -226,6 +226,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "sweep-clocks": {"task": "games.tasks.sweep_clocks", "schedule": 60.0},
     "send-digests": {"task": "games.tasks.send_digests", "schedule": 900.0},
     "tournament-tick": {"task": "tournaments.tasks.tournament_tick", "schedule": 60.0},
+    "formats-tick": {"task": "tournaments.tasks.formats_tick", "schedule": 60.0},  # round-robins, the Competition
 }
 
 # --- API ------------------------------------------------------------------------------

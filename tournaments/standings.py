@@ -40,6 +40,12 @@ equal on everything share the place.
 
 BUOYS and DMG come from the ``PBS`` records of the site's exports; a TRF without them cannot be
 ranked by them. ARO needs every player's rating (or ``--unrated``).
+
+Round-robins (``--round-robin``; the site's round-robin groups and the Competition, ranked by
+score, SB, DE, WIN, BUOYS, DMG: :data:`ROUND_ROBIN_ORDER`): a round in which a player has neither
+an opponent nor a result (a blank cell: the rest of an odd group, or a game still going) is no
+round for that player. It counts nothing: no dummy opponent, and no draw in the opponents' scores
+of 16.3, which are Swiss rules for rounds a player missed. Everything else is as above.
 """
 
 from __future__ import annotations
@@ -68,6 +74,8 @@ TIEBREAKS: dict[str, str] = {
 }
 LOWER_IS_BETTER = {"DMG"}
 DEFAULT_ORDER: tuple[str, ...] = ("BH/C1", "BH", "SB", "BUOYS", "DMG", "DE")
+# round-robin groups (docs/tournaments.md, "Round-robin tournaments"): after the score
+ROUND_ROBIN_ORDER: tuple[str, ...] = ("SB", "DE", "WIN", "BUOYS", "DMG")
 
 Value = float | int | None
 
@@ -105,11 +113,13 @@ class _Contribution:
 class _Tables:
     """Per-player figures over the first ``rounds`` rounds of a TRF."""
 
-    def __init__(self, t: trf.Tournament, rounds: int) -> None:
+    def __init__(self, t: trf.Tournament, rounds: int, round_robin: bool = False) -> None:
         self.t = t
         self.rounds = rounds
         self.players = {p.number: p for p in t.players}
         self.cells = {n: [p.cell(r) for r in range(1, rounds + 1)] for n, p in self.players.items()}
+        if round_robin:  # a blank round is no round for the player (a rest, or a game still going)
+            self.cells = {n: [c for c in cells if c != trf.NOT_PAIRED] for n, cells in self.cells.items()}
         self.score = {n: sum(c.points for c in cells) for n, cells in self.cells.items()}
         self.adjusted = {n: self._adjusted(cells) for n, cells in self.cells.items()}
         self.contributions = {n: self._contributions(n) for n in self.players}
@@ -226,8 +236,9 @@ def _best_first(group: list[int], code: str, values: dict[int, Value]) -> list[i
 
 
 def compute(t: trf.Tournament, order: Iterable[str] = DEFAULT_ORDER, *, rounds: int | None = None,
-            unrated: int | None = None) -> list[Standing]:
+            unrated: int | None = None, round_robin: bool = False) -> list[Standing]:
     """The standings after ``rounds`` rounds (all the file's rounds by default), best first.
+    With ``round_robin`` a blank round (no opponent, no result) counts nothing (module docstring).
 
     Raises ValueError when a tie-break cannot be computed from the file: BUOYS or DMG without
     ``PBS`` records, ARO with unrated players and no ``unrated`` rating."""
@@ -241,7 +252,7 @@ def compute(t: trf.Tournament, order: Iterable[str] = DEFAULT_ORDER, *, rounds: 
         if missing:
             raise ValueError(f"ARO needs every player's rating; {', '.join(map(str, missing[:10]))} "
                              f"{'have' if len(missing) > 1 else 'has'} none (give a rating for the unrated)")
-    tables = _Tables(t, played_rounds)
+    tables = _Tables(t, played_rounds, round_robin)
     rows = {p.number: Standing(p.number, p.name, tables.score[p.number]) for p in t.players}
     groups = _split(sorted(rows, key=lambda n: (-rows[n].points, n)), lambda n: rows[n].points)
     for code in codes:
@@ -303,18 +314,22 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], object] = sys.s
         description="The standings of a TRF with FIDE C.07 tie-breaks (docs/tournaments.md); no database needed.",
     )
     parser.add_argument("file", help="a TRF file (UTF-8, else Latin-1)")
-    parser.add_argument("--tiebreaks", nargs="*", default=list(DEFAULT_ORDER), metavar="CODE",
+    parser.add_argument("--tiebreaks", nargs="*", default=None, metavar="CODE",
                         help=f"tie-breaks in order, from: {', '.join(TIEBREAKS)} (default: {' '.join(DEFAULT_ORDER)})")
     parser.add_argument("--csv", action="store_true", help="CSV: rank,start_no,PTS,<tie-breaks>")
     parser.add_argument("--rounds", type=int, help="standings after this round (default: every round in the file)")
     parser.add_argument("--unrated", type=int, metavar="RATING", help="the rating ARO counts for an unrated player")
+    parser.add_argument("--round-robin", action="store_true",
+                        help="a round-robin: a blank round (a rest) counts nothing; the default tie-breaks become "
+                             + " ".join(ROUND_ROBIN_ORDER))
     args = parser.parse_args(argv)
     try:
-        order = parse_order(args.tiebreaks)
+        default = ROUND_ROBIN_ORDER if args.round_robin else DEFAULT_ORDER
+        order = parse_order(default if args.tiebreaks is None else args.tiebreaks)
         t = trf.load(args.file)
         if args.rounds is not None and not 0 <= args.rounds <= t.rounds_played:
             raise ValueError(f"--rounds must be 0 to {t.rounds_played}")
-        rows = compute(t, order, rounds=args.rounds, unrated=args.unrated)
+        rows = compute(t, order, rounds=args.rounds, unrated=args.unrated, round_robin=args.round_robin)
     except OSError as exc:
         print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 1

@@ -17,13 +17,36 @@ WATCH = """document.addEventListener('securitypolicyviolation', e => {
 });"""
 
 ANONYMOUS = ["/", "/help/", "/accounts/login/", "/signup/", "/accounts/password_reset/", "/leaderboard/",
-             "/tournaments/", "/admin/login/"]
+             "/tournaments/", "/admin/login/", "/round-robins/", "/competition/"]
 
 
 def logged_in_pages(game_id: int, tournament_id: int, user_id: int) -> list[str]:
     return ["/lobby/", "/games/", f"/games/{game_id}/", "/settings/", "/players/ann/", f"/tournaments/{tournament_id}/",
             "/tournaments/new/", "/admin/", "/admin/accounts/user/", f"/admin/accounts/user/{user_id}/change/",
-            "/admin/axes/accessattempt/", "/admin/password_change/"]
+            "/admin/axes/accessattempt/", "/admin/password_change/", "/round-robins/new/"]
+
+
+def format_pages() -> list[str]:
+    """A round-robin under way and the Competition with a season (issue 15)."""
+    from tournaments import services_formats
+    from tournaments.models import Competition
+
+    now = timezone.now()
+    ann = make_user("rr-director")
+    rr = services_formats.round_robin_create(director=ann, name="Spring round-robin", starts_at=now + timedelta(hours=1),
+                                              registration_closes_at=now + timedelta(hours=1))
+    players = [make_user(f"rr{i}") for i in range(3)]
+    for p in players:
+        services_formats.round_robin_register(user=p, round_robin_id=rr.pk)
+    services_formats.round_robin_start(round_robin_id=rr.pk, now=now + timedelta(hours=2))
+    group = rr.groups.get()
+    services_formats.group_start(group_id=group.pk)
+    c = Competition.objects.create(name="The Competition", next_season_at=now)
+    for p in players:
+        services_formats.competition_join(user=p, competition_id=c.pk)
+    services_formats.competition_start_season(competition_id=c.pk, now=now + timedelta(days=4))
+    return [f"/round-robins/{rr.pk}/", f"/groups/{group.pk}/", f"/competitions/{c.pk}/",
+            f"/competitions/{c.pk}/players/rr0/"]
 
 
 @pytest.mark.browser
@@ -40,6 +63,7 @@ def test_every_page_passes_the_content_security_policy(live_server, monkeypatch)
         director=ann, name="Spring Swiss", rounds=3, registration_closes_at=timezone.now() + timedelta(days=1),
         starts_at=timezone.now() + timedelta(days=2), min_players=2, round_days=7)
     tournament_services.tournament_register(user=ann, tournament_id=tournament.pk)
+    formats = format_pages()
 
     base = live_server.url
     violations: list[str] = []
@@ -70,7 +94,7 @@ def test_every_page_passes_the_content_security_policy(live_server, monkeypatch)
             page.fill("#id_password", PASSWORD)
             page.click("form.form button[type=submit]")
             page.wait_for_load_state("networkidle")
-            for path in logged_in_pages(game.pk, tournament.pk, ann.pk):
+            for path in [*logged_in_pages(game.pk, tournament.pk, ann.pk), *formats]:
                 visit(path)
         finally:
             browser.close()
