@@ -365,8 +365,8 @@ class RoundRobinListView(APIView):
     )
     def get(self, request: Request) -> Response:
         rows = RoundRobin.objects.select_related("director").annotate(player_count=Count("entries"))
-        wanted = request.query_params.get("status", "")
-        if wanted:
+        wanted = request.query_params.get("status")
+        if wanted is not None:
             if wanted not in RoundRobin.Status.values:
                 raise ServiceError(f"status must be one of {', '.join(RoundRobin.Status.values)}", "status")
             rows = rows.filter(status=wanted)
