@@ -110,3 +110,14 @@ def test_the_run_command_serves_the_site_twice_in_a_row(tmp_path):
         finally:
             os.killpg(proc.pid, 15)
             proc.wait(timeout=30)
+
+
+def test_every_bench_script_keeps_bench_off_its_path():
+    """bench/http.py (the name issue 10 asks for) would hide the standard library's http from any
+    script run from bench/: each script that sets up Django drops bench/ from sys.path first."""
+    from pathlib import Path
+
+    for script in sorted((Path(__file__).resolve().parents[2] / "bench").glob("*.py")):
+        text = script.read_text()
+        if script.name != "http.py" and "django" in text:
+            assert "sys.path.pop(0)" in text, f"{script.name} runs with bench/ first on sys.path"
