@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import models
 from django.http import HttpResponse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -88,16 +89,19 @@ class LeaderboardView(APIView):
     pagination_class = Pages
 
     @extend_schema(
-        parameters=[OpenApiParameter("by", OpenApiTypes.STR, enum=["rating", "points"], default="rating"),
+        parameters=[OpenApiParameter("by", OpenApiTypes.STR, enum=["rating", "points", "provisional"], default="rating",
+                                     description="rating: established players; provisional: those whose rating is "
+                                                 "still provisional; points: by points per game"),
                     OpenApiParameter("page", {"type": "integer", "minimum": 1, "maximum": 10**9})],
         responses=LeaderboardRowOut(many=True),
-        summary="Top players by rating (established, active) or by points per game",
+        summary="Top players by rating (established, active), provisional players, or by points per game",
     )
     def get(self, request: Request) -> Response:
         by = request.query_params.get("by", "rating")
-        if by not in ("rating", "points"):
-            raise ServiceError("by must be rating or points", "by")
-        rows = selectors.points_table() if by == "points" else selectors.leaderboard()
+        if by not in ("rating", "points", "provisional"):
+            raise ServiceError(_("by must be rating, provisional or points"), "by")
+        rows = {"points": selectors.points_table, "provisional": selectors.provisional_players,
+                "rating": selectors.leaderboard}[by]()
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(rows, request, view=self)
         assert page is not None
@@ -114,7 +118,7 @@ class PlayerView(APIView):
     def get(self, request: Request, username: str) -> Response:
         player = User.objects.filter(username=username).first()
         if player is None:
-            raise NotFound(f"no player {username!r}", "username")
+            raise NotFound(_("no player %(username)r") % {"username": username}, "username")
         history = selectors.history(player)
         return Response({
             "username": player.username,
@@ -241,7 +245,7 @@ def tournament_detail(t: Tournament) -> dict[str, Any]:
 def _tournament(tournament_id: int) -> Tournament:
     t = Tournament.objects.select_related("director").filter(pk=tournament_id).first()
     if t is None:
-        raise NotFound(f"no tournament {tournament_id}", "tournament")
+        raise NotFound(_("no tournament %(tournament_id)s") % {"tournament_id": tournament_id}, "tournament")
     return t
 
 
@@ -256,7 +260,7 @@ class TournamentList(APIView):
         wanted = request.query_params.get("status")
         if wanted is not None:
             if wanted not in Tournament.Status.values:
-                raise ServiceError(f"status must be one of {', '.join(Tournament.Status.values)}", "status")
+                raise ServiceError(_("status must be one of %(value)s") % {"value": ', '.join(Tournament.Status.values)}, "status")
             rows = rows.filter(status=wanted)
         return Response([tournament_summary(t) for t in rows[:200]])
 
@@ -284,7 +288,7 @@ class PlayerIn(StrictInput):
     def validate_username(self, value: str) -> Any:
         player = User.objects.filter(username=value).first()
         if player is None:
-            raise serializers.ValidationError(f"there is no player called {value!r}")
+            raise serializers.ValidationError(_("there is no player called %(value)r") % {"value": value})
         return player
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Max, Q
 from django.urls import path
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -127,7 +128,7 @@ class RoundRobinIn(StrictModelInput):
         users = list(User.objects.filter(username__in=names))
         missing = sorted(set(names) - {u.username for u in users})
         if missing:
-            raise serializers.ValidationError(f"no player called {', '.join(missing[:5])}")
+            raise serializers.ValidationError(_("no player called %(value)s") % {"value": ', '.join(missing[:5])})
         return users
 
 
@@ -315,7 +316,7 @@ def _pk(value: int, what: str) -> int:
 def _round_robin(pk: int) -> RoundRobin:
     rr = RoundRobin.objects.select_related("director").filter(pk=_pk(pk, "round_robin")).first()
     if rr is None:
-        raise NotFound(f"no round-robin {pk}", "round_robin")
+        raise NotFound(_("no round-robin %(pk)s") % {"pk": pk}, "round_robin")
     return rr
 
 
@@ -328,7 +329,7 @@ def competitions() -> Any:
 def _competition(pk: int) -> Competition:
     c = competitions().filter(pk=_pk(pk, "competition")).first()
     if c is None:
-        raise NotFound(f"no competition {pk}", "competition")
+        raise NotFound(_("no competition %(pk)s") % {"pk": pk}, "competition")
     return c
 
 
@@ -368,7 +369,7 @@ class RoundRobinListView(APIView):
         wanted = request.query_params.get("status")
         if wanted is not None:
             if wanted not in RoundRobin.Status.values:
-                raise ServiceError(f"status must be one of {', '.join(RoundRobin.Status.values)}", "status")
+                raise ServiceError(_("status must be one of %(value)s") % {"value": ', '.join(RoundRobin.Status.values)}, "status")
             rows = rows.filter(status=wanted)
         return Response([round_robin_json(rr, rr.player_count)
                          for rr in rows.order_by("-starts_at", "-pk")[:200]])
@@ -425,7 +426,7 @@ class GroupView(APIView):
         group = (Group.objects.select_related("round_robin", "season__competition")
                  .filter(pk=_pk(group_id, "group")).first())
         if group is None:
-            raise NotFound(f"no group {group_id}", "group")
+            raise NotFound(_("no group %(group_id)s") % {"group_id": group_id}, "group")
         return Response(group_detail_json(selectors.group_table(group)))
 
 
@@ -457,7 +458,7 @@ class CompetitionSeasonView(APIView):
         season = Season.objects.filter(competition_id=_pk(competition_id, "competition"),
                                        number=_pk(number, "season")).first()
         if season is None:
-            raise NotFound(f"no season {number} of competition {competition_id}", "season")
+            raise NotFound(_("no season %(number)s of competition %(competition_id)s") % {"number": number, "competition_id": competition_id}, "season")
         return Response(season_json(season))
 
 
@@ -494,10 +495,10 @@ class CompetitionPlayerView(APIView):
     def get(self, request: Request, competition_id: int, username: str) -> Response:
         c = Competition.objects.filter(pk=_pk(competition_id, "competition")).first()
         if c is None:
-            raise NotFound(f"no competition {competition_id}", "competition")
+            raise NotFound(_("no competition %(competition_id)s") % {"competition_id": competition_id}, "competition")
         player = User.objects.filter(username=username).first()
         if player is None:
-            raise NotFound(f"no player {username}", "username")
+            raise NotFound(_("no player %(username)s") % {"username": username}, "username")
         member = c.members.filter(user=player).first()
         if member is not None:
             member.user = player

@@ -1,18 +1,65 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from games.models import DAYS_PER_MOVE, GRACE_DAYS
 
+from .labels import TIEBREAK_LABELS
 from .models import ROUND_ROBIN_SETTINGS, TOURNAMENT_SETTINGS, RoundRobin, Tournament
-from .standings import TIEBREAKS, parse_order
+from .standings import parse_order
+
+
+def _labels() -> dict[str, Any]:
+    return {
+        "name": _("Name"), "description": _("Description"), "rounds": _("Rounds"),
+        "days_per_move": _("Days per move"), "grace_days": _("Grace days"), "vacation_allowed": _("Vacation allowed"),
+        "registration_closes_at": _("Registration closes at"), "starts_at": _("Starts at"),
+        "round_days": _("Days per round"), "pair_at_once": _("Pair at once"), "rated": _("Rated"),
+        "lake_side": _("Lake"), "course_mode": _("Courses"), "min_players": _("Minimum players"),
+        "max_players": _("Maximum players"), "entry": _("Entry"), "late_entry_until_round": _("Late entry until round"),
+        "late_entry_byes": _("Late entry byes"), "requested_bye_points": _("Requested bye points"),
+        "tiebreaks": _("Tie-breaks, in order"), "double": _("Double round-robin"), "group_count": _("Groups"),
+        "final_group": _("Final group"), "pace": _("Pace"),
+        "deadline_days": _("Deadline in days (every game at once)"), "round_days_rr": _("Days per round (round by round)"),
+    }
+
+
+def _help_texts() -> dict[str, Any]:
+    return {
+        "round_days": _("a round's deadline, in days after pairing"),
+        "pair_at_once": _("pair the next round as soon as a round closes"),
+        "late_entry_until_round": _("late entries may join up to this round (0: none after the start)"),
+        "late_entry_byes": _("what a late entrant scores for each round missed"),
+        "double": _("every pair plays twice, once with each colour"),
+        "group_count": _("groups, seeded by rating in snake order"),
+        "final_group": _("the group winners play a final group"),
+        "deadline_days": _("every game at once: a group's games must end this many days after its start"),
+        "round_days_rr": _("round by round: a round's deadline, in days after it starts"),
+    }
+
+
+def _translate_fields(form: forms.ModelForm, round_robin: bool) -> None:  # type: ignore[type-arg]
+    """Labels and help texts in the reader's language (the models' own are English)."""
+    labels, helps = _labels(), _help_texts()
+    for name, field in form.fields.items():
+        key = f"{name}_rr" if round_robin and f"{name}_rr" in labels else name
+        if key in labels:
+            field.label = labels[key]
+        if key in helps:
+            field.help_text = helps[key]
+    form.fields["invited_names"].label = _("Invited players (usernames, comma-separated)")
+    form.fields["lake_side"].widget.choices = [("standard", pgettext_lazy("lake", "standard")),
+                                               ("expert", pgettext_lazy("lake", "expert"))]
 
 
 class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
-    invited_names = forms.CharField(required=False, label="Invited players (usernames, comma-separated)")
+    invited_names = forms.CharField(required=False)
 
     class Meta:
         model = Tournament
@@ -26,15 +73,15 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
             "description": forms.Textarea(attrs={"rows": 3}),
             "tiebreaks": forms.TextInput(attrs={"size": 40}),
         }
-        labels = {"tiebreaks": "Tie-breaks, in order"}
-        help_texts = {"tiebreaks": "After the score, space-separated, from: " + "; ".join(
-            f"{code} {name}" for code, name in TIEBREAKS.items())}
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         now = timezone.now().replace(second=0, microsecond=0)
         self.fields["registration_closes_at"].initial = now + timedelta(days=7)
         self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)
+        _translate_fields(self, round_robin=False)
+        self.fields["tiebreaks"].help_text = _("After the score, space-separated, from:") + " " + "; ".join(
+            f"{code} {name}" for code, name in TIEBREAK_LABELS.items())
 
     def clean_tiebreaks(self) -> str:
         try:
@@ -46,7 +93,7 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
 class RoundRobinForm(forms.ModelForm):  # type: ignore[type-arg]
     """A director's round-robin: one group (3-20 players) or several seeded in snake order."""
 
-    invited_names = forms.CharField(required=False, label="Invited players (usernames, comma-separated)")
+    invited_names = forms.CharField(required=False)
 
     class Meta:
         model = RoundRobin
@@ -59,16 +106,10 @@ class RoundRobinForm(forms.ModelForm):  # type: ignore[type-arg]
             "lake_side": forms.Select(choices=[("standard", "standard"), ("expert", "expert")]),
             "description": forms.Textarea(attrs={"rows": 3}),
         }
-        labels = {
-            "double": "Double round-robin",
-            "group_count": "Groups",
-            "final_group": "Final group",
-            "deadline_days": "Deadline in days (every game at once)",
-            "round_days": "Days per round (round by round)",
-        }
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         now = timezone.now().replace(second=0, microsecond=0)
         self.fields["registration_closes_at"].initial = now + timedelta(days=7)
         self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)
+        _translate_fields(self, round_robin=True)

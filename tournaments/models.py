@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 # Ratings live with games (finishing a game rates it); re-exported for the leaderboards here.
 from games.models import PROVISIONAL_DEVIATION, Rating, RatingChange
@@ -30,16 +31,16 @@ class Tournament(models.Model):
         CANCELLED = "cancelled"
 
     class CourseMode(models.TextChoices):
-        RANDOM = "random", "a new random course for every game"
-        DUPLICATE = "duplicate", "one course per round, shared by every board"
+        RANDOM = "random", _("a new random course for every game")
+        DUPLICATE = "duplicate", _("one course per round, shared by every board")
 
     class Entry(models.TextChoices):
-        OPEN = "open", "anyone"
-        INVITED = "invited", "invited players only"
+        OPEN = "open", _("anyone")
+        INVITED = "invited", _("invited players only")
 
     class ByePoints(models.TextChoices):
-        HALF = "half", "half a point"
-        ZERO = "zero", "no points"
+        HALF = "half", _("half a point")
+        ZERO = "zero", _("no points")
 
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True)
@@ -174,8 +175,8 @@ class Entry(models.Model):
 
 
 class Pace(models.TextChoices):
-    AT_ONCE = "at_once", "every game of a group starts at once"
-    ROUNDS = "rounds", "round by round, each round with a deadline"
+    AT_ONCE = "at_once", _("every game of a group starts at once")
+    ROUNDS = "rounds", _("round by round, each round with a deadline")
 
 
 class RoundRobin(models.Model):
@@ -293,9 +294,9 @@ class CompetitionMember(models.Model):
     or is removed for losing on time in most games, is kept (history) with ``active`` off."""
 
     class Removal(models.TextChoices):
-        NONE = "", "registered"
-        LEFT = "left", "left"
-        TIMEOUTS = "timeouts", "lost on time in most games"
+        NONE = "", _("registered")
+        LEFT = "left", _("left")
+        TIMEOUTS = "timeouts", _("lost on time in most games")
 
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="members")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="competition_memberships")

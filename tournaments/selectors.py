@@ -6,13 +6,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from games.models import Seat
 
 from . import standings, trf
-from .models import PROVISIONAL_DEVIATION, Entry, Rating, RatingChange, Registration, Round, Tournament
+from .models import PROVISIONAL_DEVIATION, Entry, Rating, RatingChange, Registration, Round, RoundRobin, Tournament
 
 ACTIVE_DAYS = 90  # the leaderboard shows players with a rated game in this many days
 MIN_GAMES_FOR_POINTS = 5
@@ -23,6 +25,17 @@ def leaderboard(now: datetime | None = None) -> QuerySet[Rating]:
     since = (now or timezone.now()) - timedelta(days=ACTIVE_DAYS)
     return (
         Rating.objects.filter(deviation__lt=PROVISIONAL_DEVIATION, last_rated_at__gte=since, games__gt=0)
+        .select_related("user")
+        .order_by("-rating", "user_id")
+    )
+
+
+def provisional_players(now: datetime | None = None) -> QuerySet[Rating]:
+    """Active players whose rating is still provisional (deviation 110 or more), by rating: the
+    leaderboard shows them in their own section rather than not at all (issue 13)."""
+    since = (now or timezone.now()) - timedelta(days=ACTIVE_DAYS)
+    return (
+        Rating.objects.filter(deviation__gte=PROVISIONAL_DEVIATION, last_rated_at__gte=since, games__gt=0)
         .select_related("user")
         .order_by("-rating", "user_id")
     )
@@ -68,15 +81,18 @@ def history_svg(changes: list[RatingChange], width: int = 640, height: int = 200
     for v in (low + 20, (low + high) / 2, high - 20):
         ticks.append(f'<text x="2" y="{y(v) + 4:.1f}" class="tick">{v:.0f}</text>'
                      f'<line x1="{pad}" x2="{width - 10}" y1="{y(v):.1f}" y2="{y(v):.1f}" class="grid"/>')
+    after = gettext("%(rating)s after game %(game)s")
     dots = "".join(
-        f'<circle cx="{pad + i * step:.1f}" cy="{y(v):.1f}" r="2.5"><title>{v:.0f} after game '
-        f'{changes[i - 1].game_id}</title></circle>'
+        f'<circle cx="{pad + i * step:.1f}" cy="{y(v):.1f}" r="2.5"><title>'
+        f'{after % {"rating": f"{v:.0f}", "game": changes[i - 1].game_id}}</title></circle>'
         for i, v in enumerate(values) if i
     )
+    label = gettext("rating history")
+    games = ngettext("%(games)s rated game", "%(games)s rated games", len(changes)) % {"games": len(changes)}
     return (
-        f'<svg class="rating-chart" viewBox="0 0 {width} {height}" role="img" aria-label="rating history">'
+        f'<svg class="rating-chart" viewBox="0 0 {width} {height}" role="img" aria-label="{label}">'
         f'{"".join(ticks)}<polyline points="{points}"/>{dots}'
-        f'<text x="{pad}" y="{height - 4}" class="tick">{len(changes)} rated games</text></svg>'
+        f'<text x="{pad}" y="{height - 4}" class="tick">{games}</text></svg>'
     )
 
 
@@ -169,3 +185,30 @@ def tournament_trf_export(t: Tournament) -> str:
     for player in data.players:
         player.rank = places.get(player.number, 0)
     return trf.dump(data)
+
+
+@dataclass(frozen=True)
+class Upcoming:
+    """A tournament or round-robin that takes players or is about to start (the home page)."""
+
+    name: str
+    url: str
+    kind: str  # "swiss" or "round-robin"
+    registration_closes_at: datetime
+    starts_at: datetime
+    players: int
+
+
+def upcoming_events(limit: int = 4, now: datetime | None = None) -> list[Upcoming]:
+    """Swiss tournaments and round-robins still in registration, the soonest start first (two
+    queries, each with its registrations counted)."""
+    now = now or timezone.now()
+    swiss = (Tournament.objects.filter(status=Tournament.Status.REGISTRATION, starts_at__gte=now - timedelta(days=1))
+             .annotate(players=Count("registrations")).order_by("starts_at")[:limit])
+    robins = (RoundRobin.objects.filter(status=RoundRobin.Status.REGISTRATION, starts_at__gte=now - timedelta(days=1))
+              .annotate(players=Count("entries")).order_by("starts_at")[:limit])
+    events = [Upcoming(t.name, reverse("tournament", args=[t.pk]), "swiss", t.registration_closes_at, t.starts_at,
+                       t.players) for t in swiss]
+    events += [Upcoming(r.name, reverse("round_robin", args=[r.pk]), "round-robin", r.registration_closes_at,
+                        r.starts_at, r.players) for r in robins]
+    return sorted(events, key=lambda e: e.starts_at)[:limit]

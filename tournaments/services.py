@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.names import validate_display_name
 from games import glicko2
@@ -37,25 +38,25 @@ PLAYED = {"1", "0", "="}
 
 def _check(fields: dict[str, Any]) -> None:
     if not fields.get("name", "").strip():
-        raise ServiceError("a tournament needs a name", "name")
+        raise ServiceError(_("a tournament needs a name"), "name")
     try:
         validate_display_name(fields["name"])  # no control characters (they broke every pairing email)
     except DjangoValidationError as exc:
         raise ServiceError(f"name: {' '.join(exc.messages)}", "name") from None
     if not 1 <= fields.get("rounds", 5) <= 30:
-        raise ServiceError("rounds must be 1 to 30", "rounds")
+        raise ServiceError(_("rounds must be 1 to 30"), "rounds")
     if fields.get("days_per_move", 3) not in DAYS_PER_MOVE:
-        raise ServiceError(f"days per move must be one of {', '.join(map(str, DAYS_PER_MOVE))}", "days_per_move")
+        raise ServiceError(_("days per move must be one of %(value)s") % {"value": ', '.join(map(str, DAYS_PER_MOVE))}, "days_per_move")
     if fields.get("grace_days", 7) not in GRACE_DAYS:
-        raise ServiceError(f"grace days must be one of {', '.join(map(str, GRACE_DAYS))}", "grace_days")
+        raise ServiceError(_("grace days must be one of %(value)s") % {"value": ', '.join(map(str, GRACE_DAYS))}, "grace_days")
     if fields.get("lake_side", "standard") not in ("standard", "expert"):
-        raise ServiceError("lake side must be standard or expert", "lake_side", "R2")
+        raise ServiceError(_("lake side must be standard or expert"), "lake_side", "R2")
     if fields["registration_closes_at"] > fields["starts_at"]:
-        raise ServiceError("registration must close before the start", "registration_closes_at")
+        raise ServiceError(_("registration must close before the start"), "registration_closes_at")
     if not 2 <= fields.get("min_players", 4) <= fields.get("max_players", 1000):
-        raise ServiceError("at least 2 players, and no more than the maximum", "min_players")
+        raise ServiceError(_("at least 2 players, and no more than the maximum"), "min_players")
     if fields.get("late_entry_until_round", 0) > fields.get("rounds", 5):
-        raise ServiceError("late entries can only be allowed up to the last round", "late_entry_until_round")
+        raise ServiceError(_("late entries can only be allowed up to the last round"), "late_entry_until_round")
     if "tiebreaks" in fields:
         try:
             fields["tiebreaks"] = " ".join(parse_order(fields["tiebreaks"] or ""))
@@ -75,7 +76,7 @@ def tournament_create(*, director: Any, invited: list[Any] | None = None, **fiel
 def _locked(tournament_id: int) -> Tournament:
     tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
     if tournament is None:
-        raise NotFound(f"no tournament {tournament_id}", "tournament")
+        raise NotFound(_("no tournament %(tournament_id)s") % {"tournament_id": tournament_id}, "tournament")
     return tournament
 
 
@@ -90,20 +91,20 @@ def tournament_register(*, user: Any, tournament_id: int, now: datetime | None =
     now = now or timezone.now()
     t = _locked(tournament_id)
     if t.entry == Tournament.Entry.INVITED and not t.invited.filter(pk=user.pk).exists() and user.pk != t.director_id:
-        raise NotAPlayer("this tournament is by invitation only", "tournament")
+        raise NotAPlayer(_("this tournament is by invitation only"), "tournament")
     if t.registrations.filter(user=user).exists():
-        raise Conflict("you are registered already", "tournament")
+        raise Conflict(_("you are registered already"), "tournament")
     if t.registrations.count() >= t.max_players:
-        raise Conflict(f"the tournament is full ({t.max_players} players)", "tournament")
+        raise Conflict(_("the tournament is full (%(max_players)s players)") % {"max_players": t.max_players}, "tournament")
     if t.status == Tournament.Status.REGISTRATION:
         if now > t.registration_closes_at:
-            raise Conflict("registration is closed", "tournament")
+            raise Conflict(_("registration is closed"), "tournament")
         return Registration.objects.create(tournament=t, user=user, rating=_rating(user))
     if t.status != Tournament.Status.RUNNING:
-        raise Conflict(f"the tournament is {t.status}", "tournament")
+        raise Conflict(_("the tournament is %(status)s") % {"status": t.status}, "tournament")
     joining = t.current_round + 1
     if joining > t.late_entry_until_round:
-        raise Conflict(f"late entries were possible up to round {t.late_entry_until_round}", "tournament")
+        raise Conflict(_("late entries were possible up to round %(late_entry_until_round)s") % {"late_entry_until_round": t.late_entry_until_round}, "tournament")
     registration = Registration.objects.create(tournament=t, user=user, rating=_rating(user), joined_round=joining)
     code = "H" if t.late_entry_byes == Tournament.ByePoints.HALF else "Z"
     for rnd in t.round_set.filter(number__lt=joining):
@@ -118,14 +119,14 @@ def tournament_withdraw(*, user: Any, tournament_id: int, by_director: Any = Non
     t = _locked(tournament_id)
     registration = t.registrations.filter(user=user).first()
     if registration is None:
-        raise NotFound(f"{user} is not in this tournament", "player")
+        raise NotFound(_("%(user)s is not in this tournament") % {"user": user}, "player")
     if by_director is not None and by_director.pk != t.director_id:
-        raise NotAPlayer("only the director can remove a player", "player")
+        raise NotAPlayer(_("only the director can remove a player"), "player")
     if t.status == Tournament.Status.REGISTRATION:
         registration.delete()
         return
     if t.status != Tournament.Status.RUNNING:
-        raise Conflict(f"the tournament is {t.status}", "tournament")
+        raise Conflict(_("the tournament is %(status)s") % {"status": t.status}, "tournament")
     registration.withdrawn_after = t.current_round
     registration.removed = by_director is not None
     registration.save(update_fields=["withdrawn_after", "removed"])
@@ -136,12 +137,12 @@ def tournament_set_bye(*, director: Any, tournament_id: int, user: Any, round_nu
     """A requested bye for a round not yet paired (scored as configured: ½ or 0)."""
     t = _locked(tournament_id)
     if director.pk != t.director_id:
-        raise NotAPlayer("only the director can set a bye", "player")
+        raise NotAPlayer(_("only the director can set a bye"), "player")
     registration = t.registrations.filter(user=user).first()
     if registration is None:
-        raise NotFound(f"{user} is not in this tournament", "player")
+        raise NotFound(_("%(user)s is not in this tournament") % {"user": user}, "player")
     if not t.current_round < round_number <= t.rounds:
-        raise ServiceError(f"a bye can be set for rounds {t.current_round + 1} to {t.rounds}", "round")
+        raise ServiceError(_("a bye can be set for rounds %(value)s to %(rounds)s") % {"value": t.current_round + 1, "rounds": t.rounds}, "round")
     if round_number not in registration.byes:
         registration.byes = sorted([*registration.byes, round_number])
         registration.save(update_fields=["byes"])

@@ -27,6 +27,8 @@ from typing import Any
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import services as game_services
 from games.engine import new_course
@@ -249,37 +251,38 @@ def _announce(groups: Sequence[Group]) -> None:
 
 def _check_round_robin(fields: dict[str, Any]) -> None:
     if not str(fields.get("name", "")).strip():
-        raise ServiceError("a round-robin needs a name", "name")
+        raise ServiceError(_("a round-robin needs a name"), "name")
     if fields.get("days_per_move", 3) not in DAYS_PER_MOVE:
-        raise ServiceError(f"days per move must be one of {', '.join(map(str, DAYS_PER_MOVE))}", "days_per_move")
+        raise ServiceError(_("days per move must be one of %(value)s") % {"value": ', '.join(map(str, DAYS_PER_MOVE))}, "days_per_move")
     if fields.get("grace_days", 7) not in GRACE_DAYS:
-        raise ServiceError(f"grace days must be one of {', '.join(map(str, GRACE_DAYS))}", "grace_days")
+        raise ServiceError(_("grace days must be one of %(value)s") % {"value": ', '.join(map(str, GRACE_DAYS))}, "grace_days")
     if fields.get("lake_side", "standard") not in ("standard", "expert"):
-        raise ServiceError("lake side must be standard or expert", "lake_side", "R2")
+        raise ServiceError(_("lake side must be standard or expert"), "lake_side", "R2")
     if fields.get("course_mode", "random") not in Tournament.CourseMode.values:
-        raise ServiceError("course mode must be random or duplicate", "course_mode")
+        raise ServiceError(_("course mode must be random or duplicate"), "course_mode")
     if fields.get("pace", Pace.AT_ONCE) not in Pace.values:
-        raise ServiceError("pace must be at_once or rounds", "pace")
+        raise ServiceError(_("pace must be at_once or rounds"), "pace")
     if fields.get("entry", "open") not in Tournament.Entry.values:
-        raise ServiceError("entry must be open or invited", "entry")
+        raise ServiceError(_("entry must be open or invited"), "entry")
     groups = fields.get("group_count", 1)
     if not 1 <= groups <= MAX_GROUPS:
-        raise ServiceError(f"groups must be 1 to {MAX_GROUPS}", "group_count")
+        raise ServiceError(_("groups must be 1 to %(MAX_GROUPS)s") % {"MAX_GROUPS": MAX_GROUPS}, "group_count")
     if fields.get("final_group") and groups < 2:
-        raise ServiceError("a final group needs at least two groups", "final_group")
+        raise ServiceError(_("a final group needs at least two groups"), "final_group")
     low, high = fields.get("min_players", 3), fields.get("max_players", 20)
     if low < MIN_GROUP:
-        raise ServiceError(f"a round-robin needs at least {MIN_GROUP} players", "min_players")
+        raise ServiceError(_("a round-robin needs at least %(MIN_GROUP)s players") % {"MIN_GROUP": MIN_GROUP}, "min_players")
     if high > MAX_GROUP * groups:
-        raise ServiceError(f"at most {MAX_GROUP} players per group: {MAX_GROUP * groups} for {groups} group"
-                           f"{'s' if groups > 1 else ''}", "max_players")
+        raise ServiceError(ngettext("at most %(per_group)s players per group: %(most)s for %(groups)s group",
+                                    "at most %(per_group)s players per group: %(most)s for %(groups)s groups", groups)
+                           % {"per_group": MAX_GROUP, "most": MAX_GROUP * groups, "groups": groups}, "max_players")
     if low > high:
-        raise ServiceError("the minimum of players is above the maximum", "min_players")
+        raise ServiceError(_("the minimum of players is above the maximum"), "min_players")
     for name in ("deadline_days", "round_days"):
         if not 1 <= fields.get(name, 30) <= MAX_DAYS:
-            raise ServiceError(f"{name.replace('_', ' ')} must be 1 to {MAX_DAYS}", name)
+            raise ServiceError(_("%(value)s must be 1 to %(MAX_DAYS)s") % {"value": name.replace('_', ' '), "MAX_DAYS": MAX_DAYS}, name)
     if fields["registration_closes_at"] > fields["starts_at"]:
-        raise ServiceError("registration must close before the start", "registration_closes_at")
+        raise ServiceError(_("registration must close before the start"), "registration_closes_at")
 
 
 @transaction.atomic
@@ -294,7 +297,7 @@ def round_robin_create(*, director: Any, invited: list[Any] | None = None, **fie
 def _locked_round_robin(round_robin_id: int) -> RoundRobin:
     rr = RoundRobin.objects.select_for_update().filter(pk=round_robin_id).first()
     if rr is None:
-        raise NotFound(f"no round-robin {round_robin_id}", "round_robin")
+        raise NotFound(_("no round-robin %(round_robin_id)s") % {"round_robin_id": round_robin_id}, "round_robin")
     return rr
 
 
@@ -305,15 +308,15 @@ def round_robin_register(*, user: Any, round_robin_id: int, now: datetime | None
     now = now or timezone.now()
     rr = _locked_round_robin(round_robin_id)
     if rr.entry == Tournament.Entry.INVITED and user.pk != rr.director_id and not rr.invited.filter(pk=user.pk).exists():
-        raise NotAPlayer("this round-robin is by invitation only", "round_robin")
+        raise NotAPlayer(_("this round-robin is by invitation only"), "round_robin")
     if rr.status != RoundRobin.Status.REGISTRATION:
-        raise Conflict(f"the round-robin is {rr.status}: no entries after the start", "round_robin")
+        raise Conflict(_("the round-robin is %(status)s: no entries after the start") % {"status": rr.status}, "round_robin")
     if now > rr.registration_closes_at:
-        raise Conflict("registration is closed", "round_robin")
+        raise Conflict(_("registration is closed"), "round_robin")
     if rr.entries.filter(user=user).exists():
-        raise Conflict("you are registered already", "round_robin")
+        raise Conflict(_("you are registered already"), "round_robin")
     if rr.entries.count() >= rr.max_players:
-        raise Conflict(f"the round-robin is full ({rr.max_players} players)", "round_robin")
+        raise Conflict(_("the round-robin is full (%(max_players)s players)") % {"max_players": rr.max_players}, "round_robin")
     return RoundRobinEntry.objects.create(round_robin=rr, user=user)
 
 
@@ -323,9 +326,9 @@ def round_robin_withdraw(*, user: Any, round_robin_id: int) -> None:
     rr = _locked_round_robin(round_robin_id)
     entry = rr.entries.filter(user=user).first()
     if entry is None:
-        raise NotFound("you are not registered", "round_robin")
+        raise NotFound(_("you are not registered"), "round_robin")
     if rr.status != RoundRobin.Status.REGISTRATION:
-        raise Conflict("the round-robin has started: its games are set (resign a game to give it up)",
+        raise Conflict(_("the round-robin has started: its games are set (resign a game to give it up)"),
                        "round_robin")
     entry.delete()
 
@@ -408,7 +411,7 @@ def round_robin_advance(*, round_robin_id: int, now: datetime | None = None) -> 
 def _locked_competition(competition_id: int) -> Competition:
     c = Competition.objects.select_for_update().filter(pk=competition_id).first()
     if c is None:
-        raise NotFound(f"no competition {competition_id}", "competition")
+        raise NotFound(_("no competition %(competition_id)s") % {"competition_id": competition_id}, "competition")
     return c
 
 
@@ -432,7 +435,7 @@ def competition_join(*, user: Any, competition_id: int, now: datetime | None = N
     c = _locked_competition(competition_id)
     member = CompetitionMember.objects.filter(competition=c, user=user).first()
     if member is not None and member.active:
-        raise Conflict("you are in the Competition already", "competition")
+        raise Conflict(_("you are in the Competition already"), "competition")
     if member is None:
         member = CompetitionMember.objects.create(competition=c, user=user, joined_at=now)
     else:
@@ -450,7 +453,7 @@ def competition_leave(*, user: Any, competition_id: int, now: datetime | None = 
     c = _locked_competition(competition_id)
     member = CompetitionMember.objects.filter(competition=c, user=user, active=True).first()
     if member is None:
-        raise NotFound("you are not in the Competition", "competition")
+        raise NotFound(_("you are not in the Competition"), "competition")
     member.active, member.removal, member.left_at = False, CompetitionMember.Removal.LEFT, now
     member.save(update_fields=["active", "removal", "left_at"])
     return member

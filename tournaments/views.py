@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games.errors import ServiceError
@@ -17,8 +18,8 @@ from games.selectors import games_of
 
 from . import selectors, services
 from .forms import TournamentForm
+from .labels import TIEBREAK_LABELS as TIEBREAKS
 from .models import RatingChange, Tournament
-from .standings import TIEBREAKS
 
 User = get_user_model()
 
@@ -27,10 +28,14 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     by = "points" if request.GET.get("by") == "points" else "rating"
     rows = selectors.points_table() if by == "points" else selectors.leaderboard()
     page = Paginator(rows, 50).get_page(request.GET.get("page"))
-    return render(request, "tournaments/leaderboard.html", {
+    context = {
         "page": page, "by": by, "offset": page.start_index(), "active_days": selectors.ACTIVE_DAYS,
         "min_games": selectors.MIN_GAMES_FOR_POINTS,
-    })
+    }
+    if by == "rating":  # provisional players in their own section (their own pages)
+        provisional = Paginator(selectors.provisional_players(), 50).get_page(request.GET.get("ppage"))
+        context.update(provisional=provisional, provisional_offset=provisional.start_index())
+    return render(request, "tournaments/leaderboard.html", context)
 
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:
@@ -75,7 +80,7 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
         except ServiceError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         else:
-            messages.success(request, "Tournament created: players can register now.")
+            messages.success(request, _("Tournament created: players can register now."))
             return redirect("tournament", tournament_id=t.pk)
     return render(request, "tournaments/new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -114,20 +119,20 @@ def tournament_action(request: HttpRequest, tournament_id: int, action: str) -> 
     try:
         if action == "register":
             services.tournament_register(user=request.user, tournament_id=tournament_id)
-            messages.success(request, "You are registered.")
+            messages.success(request, _("You are registered."))
         elif action == "withdraw":
             services.tournament_withdraw(user=request.user, tournament_id=tournament_id)
-            messages.success(request, "You have withdrawn.")
+            messages.success(request, _("You have withdrawn."))
         elif action in ("remove", "bye"):
             player = get_object_or_404(User, username=request.POST.get("username", ""))
             if action == "remove":
                 services.tournament_withdraw(user=player, tournament_id=tournament_id, by_director=request.user)
-                messages.success(request, f"{player} removed.")
+                messages.success(request, _("%(player)s removed.") % {"player": player})
             else:
                 number = int(request.POST.get("round", "0") or 0)
                 services.tournament_set_bye(director=request.user, tournament_id=tournament_id, user=player,
                                             round_number=number)
-                messages.success(request, f"{player} has a bye in round {number}.")
+                messages.success(request, _("%(player)s has a bye in round %(number)s.") % {"player": player, "number": number})
         else:
             return HttpResponse(status=404)
     except (ServiceError, ValueError) as exc:

@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games.errors import ServiceError
@@ -15,8 +16,8 @@ from games.errors import ServiceError
 from . import selectors_formats as selectors
 from . import services_formats as services
 from .forms import RoundRobinForm
+from .labels import TIEBREAK_LABELS as TIEBREAKS
 from .models import Competition, Group, RoundRobin, Season
-from .standings import TIEBREAKS
 
 User = get_user_model()
 TIEBREAK_NAMES = [(code, TIEBREAKS[code]) for code in selectors.ORDER]
@@ -44,7 +45,7 @@ def round_robin_new(request: HttpRequest) -> HttpResponse:
         except ServiceError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         else:
-            messages.success(request, "Round-robin created: players can register now.")
+            messages.success(request, _("Round-robin created: players can register now."))
             return redirect("round_robin", round_robin_id=rr.pk)
     return render(request, "tournaments/round_robin_new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -67,10 +68,10 @@ def round_robin_action(request: HttpRequest, round_robin_id: int, action: str) -
     try:
         if action == "register":
             services.round_robin_register(user=request.user, round_robin_id=round_robin_id)
-            messages.success(request, "You are registered.")
+            messages.success(request, _("You are registered."))
         elif action == "withdraw":
             services.round_robin_withdraw(user=request.user, round_robin_id=round_robin_id)
-            messages.success(request, "You have withdrawn.")
+            messages.success(request, _("You have withdrawn."))
         else:
             raise Http404("no such action")
     except ServiceError as exc:
@@ -140,10 +141,10 @@ def competition_action(request: HttpRequest, competition_id: int, action: str) -
     try:
         if action == "join":
             services.competition_join(user=request.user, competition_id=competition_id)
-            messages.success(request, "You are in: you play from the next season on.")
+            messages.success(request, _("You are in: you play from the next season on."))
         elif action == "leave":
             services.competition_leave(user=request.user, competition_id=competition_id)
-            messages.success(request, "You have left: you are not in the next season.")
+            messages.success(request, _("You have left: you are not in the next season."))
         else:
             raise Http404("no such action")
     except ServiceError as exc:
