@@ -1,0 +1,286 @@
+"""Live events (docs/live.md): an append-only log in the database, read by every web process.
+
+Publishing (sync, called by the receivers in ``games/receivers.py`` after the commit of a move,
+a game's start or end, or a change of a challenge) is one INSERT of a ``LiveEvent`` row: the turn
+path gets no slower than that, and the row exists only if the change committed.
+
+Reading is done by the async stream views (``games/live_views.py``) under the ASGI server. Each
+server process has one ``Hub`` per event loop: a single task that polls the log for rows newer
+than the last it saw (one indexed query every ``LIVE_POLL_SECONDS``, whatever the number of
+connections) and hands each row to the queues of the connections it concerns. A connection that
+comes back sends ``Last-Event-ID`` and is first given the rows after it from the log itself, so
+a web process restart or a dropped connection loses nothing.
+
+Who sees what (``concerns``):
+* a game's stream: that game's moves, start and end (anyone may watch, as the game page);
+* a user's stream: the games they play and the challenges they made or were named in;
+* the lobby: every challenge change, every game start and end, and the user's own events;
+* a series' stream: that series' changes (kind ``series``: open, seats, start, move, finish,
+  cancel); the series lobby: every series' changes. Series events name no user, so the
+  two-player pages and the API's user stream never see them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.utils import timezone
+
+from .models import LiveEvent, LiveSeen
+
+log = logging.getLogger(__name__)
+
+# --- publishing (sync, after commit) ----------------------------------------------------------
+
+
+def publish(*, kind: str, game_id: int | None = None, challenge_id: int | None = None,
+            user_a: int | None = None, user_b: int | None = None, series_id: int | None = None,
+            **data: Any) -> LiveEvent | None:
+    """Append one event to the log (one INSERT). Never raises: a failed publish must not undo
+    or fail the move that committed already; the pages catch up on their next event or load."""
+    try:
+        return LiveEvent.objects.create(kind=kind, game_id=game_id, challenge_id=challenge_id,
+                                        user_a=user_a, user_b=user_b, series_id=series_id, data=data)
+    except Exception:
+        log.exception("could not publish the live event %s (game %s, challenge %s, series %s)", kind, game_id,
+                      challenge_id, series_id)
+        return None
+
+
+def prune(now: datetime | None = None) -> int:
+    """Drop events older than a day (the sweep): a client gone longer reloads its page."""
+    cutoff = (now or timezone.now()) - timedelta(days=1)
+    return LiveEvent.objects.filter(created_at__lt=cutoff).delete()[0]
+
+
+# --- what an event looks like to a client ------------------------------------------------------
+
+
+def event_json(event: LiveEvent) -> dict[str, Any]:
+    """The event as the page's stream sends it (SSE ``data:``)."""
+    out: dict[str, Any] = {"id": event.pk, "type": event.kind, "at": event.created_at.isoformat()}
+    if event.game_id is not None:
+        out["game"] = event.game_id
+    if event.challenge_id is not None:
+        out["challenge"] = event.challenge_id
+    if event.series_id is not None:
+        out["series"] = event.series_id
+    out.update(event.data)
+    return out
+
+
+def user_event_json(event: LiveEvent, user_id: int) -> dict[str, Any] | None:
+    """The event as the API's user stream sends it, with lichess's names (``challenge``,
+    ``challengeCanceled``, ``challengeDeclined``, ``gameStart``, ``yourTurn``, ``gameFinish``);
+    None for an event this user is not told about (a move that does not give them the turn)."""
+    if event.kind == LiveEvent.Kind.CHALLENGE:
+        status = event.data.get("status")
+        kind = {"open": "challenge", "cancelled": "challengeCanceled", "declined": "challengeDeclined",
+                "accepted": "challengeAccepted"}.get(status, "challenge")
+        return {"type": kind, "id": event.pk, "challenge": {
+            "id": event.challenge_id, "status": status, "created_by": event.user_a, "opponent": event.user_b,
+            "game": event.data.get("game")}}
+    if event.kind == LiveEvent.Kind.START:
+        return {"type": "gameStart", "id": event.pk, "game": {"id": event.game_id}}
+    if event.kind == LiveEvent.Kind.FINISH:
+        winner = event.data.get("winner")
+        outcome = "draw" if winner is None else "won" if winner == user_id else "lost"
+        return {"type": "gameFinish", "id": event.pk, "game": {"id": event.game_id, "outcome": outcome}}
+    if event.kind == LiveEvent.Kind.MOVE and event.data.get("to_move") == user_id and event.data.get("turn_passed"):
+        return {"type": "yourTurn", "id": event.pk, "game": {"id": event.game_id, "ply": event.data.get("ply")}}
+    return None
+
+
+# --- who sees what -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Channel:
+    """What one connection listens to: a game, a user's games and challenges, the lobby; a
+    series (its page), the series lobby (every change of every series)."""
+
+    game_id: int | None = None
+    user_id: int | None = None
+    lobby: bool = False
+    series_id: int | None = None
+    series_lobby: bool = False
+
+    def concerns(self, event: LiveEvent) -> bool:
+        if self.series_id is not None:
+            return event.kind == LiveEvent.Kind.SERIES and event.series_id == self.series_id
+        if self.series_lobby:
+            return event.kind == LiveEvent.Kind.SERIES
+        if self.game_id is not None:
+            return event.game_id == self.game_id
+        if self.user_id is not None and self.user_id in (event.user_a, event.user_b):
+            return True
+        if self.lobby:
+            return event.kind in (LiveEvent.Kind.CHALLENGE, LiveEvent.Kind.START, LiveEvent.Kind.FINISH)
+        return False
+
+
+def _fresh() -> None:
+    """A long-lived stream is one request to Django: drop a connection that is broken or older
+    than CONN_MAX_AGE before reading (as a request start would); never inside a transaction."""
+    if not connection.in_atomic_block:
+        close_old_connections()
+
+
+def backlog(channel: Channel, after: int, limit: int = 1000) -> tuple[list[LiveEvent], int]:
+    """The events after id ``after`` that concern the channel (a reconnect: Last-Event-ID),
+    among the next ``limit`` of the log, and the last id looked at."""
+    _fresh()
+    rows = list(LiveEvent.objects.filter(pk__gt=after).order_by("pk")[:limit])
+    return [row for row in rows if channel.concerns(row)], rows[-1].pk if rows else after
+
+
+def last_id_before(when: datetime) -> int:
+    """The id of the last event created before ``when`` (0 if none): a page rendered at
+    ``when`` starts its stream there, so that nothing between the render and the connection
+    is missed."""
+    row = LiveEvent.objects.filter(created_at__lt=when).order_by("-pk").values_list("pk", flat=True).first()
+    return row or 0
+
+
+def last_id() -> int:
+    return LiveEvent.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+def _new_rows(after: int) -> list[LiveEvent]:
+    _fresh()
+    return list(LiveEvent.objects.filter(pk__gt=after).order_by("pk")[:1000])
+
+
+# --- the hub: one poller per event loop --------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Subscription:
+    channel: Channel
+    queue: asyncio.Queue[LiveEvent] = field(default_factory=asyncio.Queue)
+
+
+class Hub:
+    """Polls the log once per ``LIVE_POLL_SECONDS`` for the whole process and fans rows out."""
+
+    def __init__(self) -> None:
+        self.subscriptions: set[Subscription] = set()
+        self.seen = -1  # the last id handed out; -1 until the first poll
+        self.task: asyncio.Task[None] | None = None
+        self.started = asyncio.Event()
+
+    async def subscribe(self, channel: Channel) -> Subscription:
+        sub = Subscription(channel)
+        self.subscriptions.add(sub)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._run())
+        await self.started.wait()
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        self.subscriptions.discard(sub)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                self.seen = await sync_to_async(last_id)()
+                break
+            except Exception:  # the database is away: the subscribers wait, then go on
+                log.exception("live: could not read the event log")
+                await asyncio.sleep(1)
+        self.started.set()
+        interval = settings.LIVE_POLL_SECONDS
+        while self.subscriptions:
+            await asyncio.sleep(interval)
+            try:
+                rows = await sync_to_async(_new_rows)(self.seen)
+            except Exception:
+                log.exception("live: could not read the event log")
+                await asyncio.sleep(1)
+                continue
+            for row in rows:
+                self.seen = row.pk
+                for sub in list(self.subscriptions):
+                    if sub.channel.concerns(row):
+                        sub.queue.put_nowait(row)
+        self.started = asyncio.Event()  # the next subscriber starts a fresh poller
+
+
+_hubs: dict[int, Hub] = {}
+
+
+def hub() -> Hub:
+    loop = asyncio.get_running_loop()
+    found = _hubs.get(id(loop))
+    if found is None:
+        found = _hubs[id(loop)] = Hub()
+    return found
+
+
+async def events(channel: Channel, after: int | None, heartbeat: float,
+                 seen: Callable[[], Any] | None = None) -> AsyncIterator[LiveEvent | None]:
+    """The events of a channel as they happen: first those after id ``after`` from the log
+    (a reconnect), then live ones; ``None`` every ``heartbeat`` seconds of silence (the caller
+    writes a keep-alive). ``seen`` is awaited at most once a minute (LiveSeen)."""
+    h = hub()
+    sub = await h.subscribe(channel)
+    try:
+        last = after if after is not None else h.seen
+        if after is not None and after < h.seen:
+            rows, _ = await sync_to_async(backlog)(channel, after, 100_000)
+            for row in rows:
+                if row.pk <= h.seen:
+                    last = row.pk
+                    yield row
+        loop = asyncio.get_running_loop()
+        next_seen = 0.0
+        while True:
+            if seen is not None and loop.time() >= next_seen:
+                next_seen = loop.time() + 60
+                with contextlib.suppress(Exception):
+                    await seen()
+            try:
+                row = await asyncio.wait_for(sub.queue.get(), timeout=heartbeat)
+            except TimeoutError:
+                yield None
+                continue
+            if row.pk > last:
+                last = row.pk
+                yield row
+    finally:
+        h.unsubscribe(sub)
+
+
+# --- "seen live" (emails that respect people) --------------------------------------------------
+
+
+def mark_seen(user_id: int, game_id: int | None) -> None:
+    """Record that the user has this game (or, with None, their event stream) live now."""
+    _fresh()
+    LiveSeen.objects.update_or_create(user_id=user_id, game_id=game_id, defaults={"at": timezone.now()})
+
+
+def saw_live(user_id: int, game_id: int, since: datetime) -> bool:
+    """Was the user connected live to the game (its page) or to their event stream at
+    ``since`` or after? A connection refreshes its row every minute, so one open at ``since``
+    has a row no older than a minute before it."""
+    from django.db.models import Q
+
+    return LiveSeen.objects.filter(Q(game_id=game_id) | Q(game_id__isnull=True), user_id=user_id,
+                                   at__gte=since - timedelta(seconds=settings.LIVE_SEEN_SECONDS)).exists()
+
+
+def dumps(data: Any) -> str:
+    from rest_framework.utils.encoders import JSONEncoder
+
+    return json.dumps(data, cls=JSONEncoder, separators=(",", ":"))

@@ -1,0 +1,122 @@
+"""Email that respects people (issue 13): no your-turn email for a move the player saw live,
+none in games against the house bots unless asked for; reminders and game-over stay."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+from games import live, services
+from games.models import LiveSeen
+from games.tasks import sweep_clocks
+
+from .factories import PASSWORD, make_game, make_user
+
+pytestmark = pytest.mark.django_db
+User = get_user_model()
+
+
+def subjects(outbox, user):
+    return [m.subject for m in outbox if m.to == [user.email]]
+
+
+def release(capture, after: timedelta = timedelta(seconds=125)) -> None:
+    with time_machine.travel(datetime.now(UTC) + after, tick=False), capture(execute=True):
+        sweep_clocks()
+
+
+def place_yellow(game):
+    line = game.course.data["course"]["start_finish_cells"]
+    services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+
+
+def test_no_your_turn_email_for_a_move_the_player_saw_live(eager, mailoutbox, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        game = make_game()
+    live.mark_seen(game.yellow.pk, game.pk)  # Yellow has the game's page open (its stream is connected)
+    release(django_capture_on_commit_callbacks)
+    assert subjects(mailoutbox, game.yellow) == [], "Yellow saw it live: no email"
+    with django_capture_on_commit_callbacks(execute=True):
+        place_yellow(game)
+    release(django_capture_on_commit_callbacks)
+    assert subjects(mailoutbox, game.red) == [f"Your turn in game {game.pk}"], "Red was not there: emailed"
+
+
+def test_a_page_seen_long_before_the_move_does_not_count(eager, mailoutbox, django_capture_on_commit_callbacks):
+    yvonne = make_user("yvonne")
+    LiveSeen.objects.create(user=yvonne, game_id=None, at=timezone.now() - timedelta(minutes=10))
+    with django_capture_on_commit_callbacks(execute=True):
+        game = make_game(yellow=yvonne)
+    release(django_capture_on_commit_callbacks)
+    assert subjects(mailoutbox, yvonne) == [f"Your turn in game {game.pk}"]
+
+
+def test_the_api_event_stream_counts_as_seen_for_every_game(eager, mailoutbox, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        game = make_game()
+    live.mark_seen(game.yellow.pk, None)  # a bot client listening on /api/stream/events/
+    release(django_capture_on_commit_callbacks)
+    assert subjects(mailoutbox, game.yellow) == []
+
+
+def test_the_game_page_stream_records_seen_at_most_once_a_minute(eager):
+    user = make_user("watcher")
+    game = make_game(yellow=user)
+    client = Client()
+    client.login(username="watcher", password=PASSWORD)
+    # served by a sync server the stream answers at once (the browser reconnects): seen is recorded
+    response = client.get(f"/events/game/{game.pk}/")
+    assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
+    assert LiveSeen.objects.filter(user=user, game_id=game.pk).count() == 1
+    client.get(f"/events/game/{game.pk}/")
+    assert LiveSeen.objects.filter(user=user).count() == 1, "one row per user and game, refreshed"
+
+
+def test_no_your_turn_email_against_a_house_bot_unless_asked(eager, mailoutbox, django_capture_on_commit_callbacks):
+    bot = User.objects.get(username="bot-easy")
+    human = make_user("hanna")
+    with django_capture_on_commit_callbacks(execute=True):
+        game = make_game(yellow=human, red=bot)
+    release(django_capture_on_commit_callbacks)
+    assert subjects(mailoutbox, human) == [], "a bot game: no your-turn email by default"
+
+    asks = make_user("asker", bot_turn_emails=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        other = make_game(yellow=asks, red=bot)
+    release(django_capture_on_commit_callbacks)
+    assert subjects(mailoutbox, asks) == [f"Your turn in game {other.pk}"], "asked for: emailed"
+
+    # the game-over email stays
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_resign(user=human, game_id=game.pk)
+    assert any(s.startswith(f"Game {game.pk} is over") for s in subjects(mailoutbox, human))
+
+
+def test_the_reminder_stays_when_the_player_was_seen_live(eager, mailoutbox, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        game = make_game(days_per_move=1, grace_days=1)  # reminded a day before the deadline (2 days)
+    live.mark_seen(game.yellow.pk, game.pk)
+    with time_machine.travel(timezone.now() + timedelta(hours=25), tick=False), \
+            django_capture_on_commit_callbacks(execute=True):
+        live.mark_seen(game.yellow.pk, game.pk)  # still there, but has not moved
+        sweep_clocks()
+    assert any(s.startswith("Reminder") for s in subjects(mailoutbox, game.yellow))
+    assert not any(s.startswith("Your turn") for s in subjects(mailoutbox, game.yellow))
+
+
+def test_the_setting_is_on_the_settings_page(client):
+    make_user("setter")
+    client.login(username="setter", password=PASSWORD)
+    page = client.get("/settings/")
+    assert b'name="bot_turn_emails"' in page.content
+    data = {"save": "1", "email": "setter@example.com", "email_mode": "each", "digest_hour": 8, "reminder_hours": 24,
+            "time_zone": "UTC", "bot_turn_emails": "on"}
+    client.post("/settings/", data)
+    assert User.objects.get(username="setter").bot_turn_emails is True
+
+
