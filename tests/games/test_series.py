@@ -1,0 +1,443 @@
+"""Series of the boxed game on the site and the API (issue 16; rulings R15–R20)."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from games import services_series as svc
+from games.engine import SERIES_COLORS, Phase
+from games.engine.players import GreedyPlayer
+from games.engine.record import verify_series
+from games.errors import Conflict, GameIsOver, IllegalMoveError, NotAPlayer, NotYourTurn, ServiceError, StalePly
+from games.models_series import SeriesAction, SeriesGame, SeriesRating, SeriesRatingChange
+from games.ratings_series import pair_score
+
+from .factories import make_user
+from .series_play import engine_now, play
+
+pytestmark = pytest.mark.django_db
+
+NAMES = ("ann", "bob", "cid", "dee")
+# the long plays commit (so the replay kept per process by the services is used, as on the site)
+PLAYED = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_replays():
+    """Series ids and seeds repeat from test to test (rolled back); the per-process replays not."""
+    svc._CACHE.clear()
+    yield
+    svc._CACHE.clear()
+
+
+def four(names=NAMES):
+    return [make_user(n) for n in names]
+
+
+def started(users, seed=16, **options):
+    series = svc.series_create(user=users[0], seats=len(users), **options)
+    for user in users[1:-1]:
+        svc.series_join(user=user, series_id=series.pk)
+    svc.series_join(user=users[-1], series_id=series.pk, rng=random.Random(seed))
+    series.refresh_from_db()
+    return series
+
+
+# --- the lobby -------------------------------------------------------------------------------------
+
+
+def test_a_series_starts_when_its_seats_are_filled():
+    users = four()
+    series = svc.series_create(user=users[0], seats=4)
+    svc.series_join(user=users[1], series_id=series.pk)
+    svc.series_join(user=users[2], series_id=series.pk)
+    series.refresh_from_db()
+    assert series.status == SeriesGame.Status.OPEN
+    svc.series_join(user=users[3], series_id=series.pk)
+    series.refresh_from_db()
+    assert series.status == SeriesGame.Status.ACTIVE
+    seats = list(series.seats.order_by("index"))
+    # R15: seats in the order the players joined, each its colour; three courses on one lake
+    assert [(s.index, s.color, s.user.username) for s in seats] == [
+        (0, "yellow", "ann"), (1, "red", "bob"), (2, "orange", "cid"), (3, "purple", "dee")]
+    assert len(series.course_keys) == 3 and series.first_start in range(4)
+    assert series.phase == "place" and series.ply == 0
+    # R15: the start player's right-hand neighbour places first
+    assert series.to_move == (series.first_start - 1) % 4
+    assert series.deadline is not None and all(s.grace_seconds == 7 * 86400 for s in seats)
+
+
+def test_lobby_refusals_change_nothing():
+    ann, bob, cid, dee = four()
+    with pytest.raises(ServiceError) as info:
+        svc.series_create(user=ann, seats=7)
+    assert info.value.field == "seats" and info.value.rule == "R15"
+    series = svc.series_create(user=ann, seats=5)
+    with pytest.raises(Conflict):
+        svc.series_join(user=ann, series_id=series.pk)  # a seat already
+    svc.series_join(user=bob, series_id=series.pk)
+    with pytest.raises(NotAPlayer):
+        svc.series_start(user=bob, series_id=series.pk)  # only the creator starts
+    with pytest.raises(Conflict) as info:
+        svc.series_start(user=ann, series_id=series.pk)  # two players are not enough
+    assert info.value.rule == "R15"
+    with pytest.raises(Conflict):
+        svc.series_leave(user=ann, series_id=series.pk)  # the creator cancels instead
+    with pytest.raises(NotAPlayer):
+        svc.series_leave(user=cid, series_id=series.pk)
+    svc.series_leave(user=bob, series_id=series.pk)
+    assert [s.user.username for s in series.seats.all()] == ["ann"]
+    with pytest.raises(NotAPlayer):
+        svc.series_cancel(user=bob, series_id=series.pk)
+    svc.series_cancel(user=ann, series_id=series.pk)
+    with pytest.raises(Conflict):
+        svc.series_join(user=dee, series_id=series.pk)
+
+
+def test_the_creator_starts_with_three_present():
+    ann, bob, cid = four(("ann", "bob", "cid"))
+    series = svc.series_create(user=ann, seats=6)
+    svc.series_join(user=bob, series_id=series.pk)
+    svc.series_join(user=cid, series_id=series.pk)
+    svc.series_start(user=ann, series_id=series.pk, rng=random.Random(2))
+    series.refresh_from_db()
+    assert series.status == SeriesGame.Status.ACTIVE
+    assert sorted(s.color for s in series.seats.all()) == ["orange", "red", "yellow"]
+
+
+# --- play: a scripted series, every figure checked (R15–R20) ---------------------------------------
+
+
+@PLAYED
+def test_a_scripted_four_player_series_gives_the_figures_of_r18_to_r20():
+    """A fixed lake, lot and dice seed (random.Random(16)); each seat played by the engine's
+    greedy player with its own fixed seed, through the services. Every figure of the series
+    table is pinned, and cross-checked against R19's formula and R20's carried counters."""
+    series = started(four())
+    assert series.first_start == 0  # Yellow (ann) starts race A
+    series = play(series.pk)
+    assert series.status == SeriesGame.Status.FINISHED and series.phase == "over"
+    _, seats, engine = engine_now(series.pk)
+    by_color = {s.color: s for s in seats}
+
+    # R18 positions per race (1-based; None: sank), R19 points per race, R20 carried counters
+    expected = {
+        #        positions         points per race   damage carried into A, B, C
+        "yellow": ((4, 4, None), (0, 0, 0), (0, 1, 2)),
+        "red": ((2, 3, 2), (2, 2, 6), (0, 1, 1)),
+        "orange": ((3, 1, 1), (1, 6, 9), (0, 1, 1)),
+        "purple": ((1, 2, None), (3, 4, 0), (0, 1, 1)),
+    }
+    table = {line.color: line for line in engine.standings()}
+    for color, (positions, points, carried) in expected.items():
+        assert table[color].positions == positions, color
+        assert table[color].race_points == points, color
+        assert tuple(engine.carried(i)[color] for i in range(3)) == carried, color
+        assert table[color].points == sum(points) == by_color[color].points
+    # R19: (n − p) × k, k = 1, 2, 3, with n = 4 boats in every race; no position scores 0
+    for line in table.values():
+        for k, (position, points) in enumerate(zip(line.positions, line.race_points, strict=True), start=1):
+            assert points == ((4 - position) * k if position is not None else 0)
+    # R20: a counter per earlier race in which the boat's damage rose
+    scores = engine.scores()
+    for color in expected:
+        rose = [next(s for s in race if s.color == color).took_damage for race in scores]
+        assert [engine.carried(i)[color] for i in range(3)] == [sum(rose[:i]) for i in range(3)]
+    # R15: each race's start player is the previous one's left-hand neighbour
+    assert [r.boats[r.start].color for r in engine.races] == ["yellow", "red", "orange"]
+    # the series table (R19): 16 Orange, 10 Red, 7 Purple, 0 Yellow
+    assert [(s.place, s.color, s.points) for s in engine.standings()] == [
+        (1, "orange", 16), (2, "red", 10), (3, "purple", 7), (4, "yellow", 0)]
+    assert series.winner.username == "cid"
+    assert series.result_reason == "Orange wins the series with 16 points"
+    assert [(s.color, s.place) for s in seats] == [("yellow", 4), ("red", 2), ("orange", 1), ("purple", 3)]
+    # the stored state is the replay of the history, and the record verifies
+    assert svc.verify(series) is None
+    check = verify_series(svc.replay(series, seats).record())
+    assert check.ok, check.message
+    # rated: pairwise Glicko-2 in the series pool, the two-player rating untouched
+    changes = {c.user.username: c for c in SeriesRatingChange.objects.filter(series_game=series)}
+    assert {n: c.score for n, c in changes.items()} == {"cid": 3.0, "bob": 2.0, "dee": 1.0, "ann": 0.0}
+    assert changes["cid"].rating_after > 1500 > changes["ann"].rating_after
+    assert SeriesRating.objects.get(user__username="cid").wins == 1
+    from games.models import Rating
+
+    assert not Rating.objects.exists()
+
+
+def test_refused_actions_name_the_field_and_rule_and_change_nothing():
+    users = four()
+    series = started(users)
+    mover = series.seats.get(index=series.to_move).user
+    other = series.seats.exclude(index=series.to_move).first().user
+    with pytest.raises(NotYourTurn):
+        svc.series_place(user=other, series_id=series.pk, ply=0, cell=(0, 0), heading=0)
+    with pytest.raises(StalePly):
+        svc.series_place(user=mover, series_id=series.pk, ply=5, cell=(0, 0), heading=0)
+    with pytest.raises(IllegalMoveError) as info:
+        svc.series_place(user=mover, series_id=series.pk, ply=0, cell=(-50, -50), heading=0)
+    assert info.value.rule.startswith("R") and info.value.field
+    from games.engine import Change, DiceChoice
+
+    with pytest.raises(IllegalMoveError) as info:
+        svc.series_roll(user=mover, series_id=series.pk, ply=0, choice=DiceChoice(Change.ADD))
+    assert info.value.rule == "R6"
+    outsider = make_user("eve")
+    with pytest.raises(NotAPlayer):
+        svc.series_resign(user=outsider, series_id=series.pk)
+    assert not SeriesAction.objects.exists()
+    series.refresh_from_db()
+    assert series.ply == 0
+
+
+@PLAYED
+def test_a_player_who_resigns_leaves_and_the_others_play_on():
+    users = four()
+    series = started(users)
+    # play into race A's moves, then Red resigns out of turn (R18: at any time)
+    series = play(series.pk, stop=lambda s: s.race.phase is Phase.DICE and s.race.boats[s.race.to_move].moves >= 2)
+    red = series.seats.get(color="red").user
+    answer = svc.series_resign(user=red, series_id=series.pk)
+    assert answer["status"] == "active"
+    _, _, engine = engine_now(series.pk)
+    boat = next(b for b in engine.race.boats if b.color == "red")
+    assert boat.retired is not None and not boat.racing  # lifted off
+    with pytest.raises(GameIsOver) as info:
+        svc.series_resign(user=red, series_id=series.pk)
+    assert info.value.rule == "R18"
+    series = play(series.pk)
+    _, _, engine = engine_now(series.pk)
+    assert series.status == SeriesGame.Status.FINISHED and len(engine.races) == 3
+    assert all("red" not in [b.color for b in r.boats] for r in engine.races[1:])  # no part in later races
+    red_line = next(t for t in engine.standings() if t.color == "red")
+    assert red_line.place == 4 and red_line.left is not None  # below everyone who stayed
+    assert svc.verify(series) is None
+
+
+def test_the_clock_sweep_times_out_the_player_to_move(eager):
+    from games.tasks_series import sweep_series_clocks
+
+    users = four()
+    series = started(users)
+    late = series.seats.get(index=series.to_move)
+    SeriesGame.objects.filter(pk=series.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    assert sweep_series_clocks() == 1
+    assert sweep_series_clocks() == 0  # safe to run twice
+    series.refresh_from_db()
+    late.refresh_from_db()
+    assert late.left == "timeout" and series.status == SeriesGame.Status.ACTIVE
+    assert series.to_move != late.index
+    assert svc.verify(series) is None
+
+
+def test_a_late_action_loses_on_time_and_does_not_count():
+    users = four()
+    series = started(users)
+    late = series.seats.get(index=series.to_move)
+    SeriesGame.objects.filter(pk=series.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    from games.errors import TimeOver
+
+    with pytest.raises(TimeOver):
+        svc.series_place(user=late.user, series_id=series.pk, ply=0, cell=(0, 0), heading=0)
+    late.refresh_from_db()
+    assert late.left == "timeout"
+    assert list(SeriesAction.objects.values_list("kind", flat=True)) == ["leave"]
+
+
+def test_when_fewer_than_two_players_are_left_the_series_ends():
+    users = four(("ann", "bob", "cid"))
+    series = started(users)
+    svc.series_resign(user=users[0], series_id=series.pk)
+    svc.series_resign(user=users[1], series_id=series.pk)
+    series.refresh_from_db()
+    assert series.status == SeriesGame.Status.FINISHED
+    assert series.winner.username == "cid"
+    call_command("verify_series")
+
+
+def test_pairwise_scores():
+    assert (pair_score(1, 2), pair_score(2, 2), pair_score(3, 1)) == (1.0, 0.5, 0.0)
+
+
+# --- the API -----------------------------------------------------------------------------------------
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@PLAYED
+def test_a_four_player_series_through_the_api(monkeypatch):
+    users = four()
+    clients = {u.username: client_for(u) for u in users}
+    made = clients["ann"].post("/api/series/", {"seats": 4, "days_per_move": 2, "rated": False}, format="json")
+    assert made.status_code == 201, made.json()
+    sid = made.json()["id"]
+    assert clients["bob"].get("/api/series/").json()[0]["id"] == sid
+    for name in ("bob", "cid"):
+        assert clients[name].post(f"/api/series/{sid}/join/").status_code == 200
+    real = svc._start
+    monkeypatch.setattr(svc, "_start", lambda s, seats, now, rng: real(s, seats, now, random.Random(16)))
+    joined = clients["dee"].post(f"/api/series/{sid}/join/").json()
+    assert joined["status"] == "active" and [p["color"] for p in joined["players"]] == [
+        "yellow", "red", "orange", "purple"]
+    players = {}
+    for _ in range(3000):
+        row, seats, engine = engine_now(sid)
+        if row.status != "active":
+            break
+        mover = next(s.user.username for s in seats if s.index == row.to_move)
+        client = clients[mover]
+        mine = client.get(f"/api/series/{sid}/").json()
+        assert mine["your_turn"] and mine["your_color"] == SERIES_COLORS[row.to_move]
+        state = engine.race
+        player = players.setdefault(mover, GreedyPlayer(random.Random(NAMES.index(mover) + 1)))
+        ply = mine["ply"]
+        if state.phase is Phase.PLACE:
+            assert mine["placements"]["cells"]
+            cell, heading = player.place(state)
+            r = client.post(f"/api/series/{sid}/place/", {"ply": ply, "cell": list(cell), "heading": heading},
+                            format="json")
+        elif state.phase is Phase.DICE:
+            assert mine["dice_options"]["choices"]
+            choice = player.dice(state)
+            r = client.post(f"/api/series/{sid}/roll/", {"ply": ply, "change": choice.change.value,
+                                                         "remove": choice.remove, "reroll": list(choice.reroll)},
+                            format="json")
+        else:
+            assert mine.get("options"), (mine["phase"], mine["to_move"], mine["your_turn"], state.phase, ply)
+            r = client.post(f"/api/series/{sid}/direction/", {"ply": ply, "direction": player.direction(state)},
+                            format="json")
+        assert r.status_code == 200, r.json()
+    final = clients["bob"].get(f"/api/series/{sid}/").json()
+    assert final["status"] == "finished" and final["dice_seed"]
+    # the same lake, lot, dice and players as the scripted series: the same table
+    assert [(t["place"], t["color"], t["points"], t["race_points"]) for t in final["table"]] == [
+        (1, "orange", 16, [1, 6, 9]), (2, "red", 10, [2, 2, 6]), (3, "purple", 7, [3, 4, 0]),
+        (4, "yellow", 0, [0, 0, 0])]
+    assert [t["carried_damage"] for t in final["table"]] == [[0, 1, 1], [0, 1, 1], [0, 1, 1], [0, 1, 2]]
+    assert [r["start_player"] for r in final["races"]] == ["yellow", "red", "orange"]
+    record = clients["bob"].get(f"/api/series/{sid}/record/").json()
+    assert verify_series(record).ok
+    assert not SeriesRatingChange.objects.exists()  # unrated
+
+
+def test_api_refuses_bad_input_with_the_field():
+    users = four()
+    ann = client_for(users[0])
+    r = ann.post("/api/series/", {"seats": 9}, format="json")
+    assert r.status_code == 400 and r.json()["field"] == "seats"
+    r = ann.post("/api/series/", {"seats": "4"}, format="json")
+    assert r.status_code == 400 and r.json()["field"] == "seats"
+    series = started(users)
+    mover = series.seats.get(index=series.to_move).user
+    r = client_for(mover).post(f"/api/series/{series.pk}/place/", {"ply": 0, "cell": [-40, -40], "heading": 0},
+                               format="json")
+    assert r.status_code == 400 and r.json()["code"] == "illegal_move" and r.json()["rule"].startswith("R")
+    r = client_for(mover).post(f"/api/series/{series.pk}/resign/", {"confirm": False}, format="json")
+    assert r.status_code == 400 and r.json()["field"] == "confirm"
+    assert client_for(mover).get("/api/series/999999/").status_code == 404
+    assert APIClient().post(f"/api/series/{series.pk}/join/").status_code in (401, 403)
+    assert not SeriesAction.objects.exists()
+
+
+def test_emails_your_turn_and_series_over(eager, mailoutbox, django_capture_on_commit_callbacks):
+    users = four(("ann", "bob", "cid"))
+    with django_capture_on_commit_callbacks(execute=True):
+        series = started(users)
+    mover = series.seats.get(index=series.to_move).user
+    assert [(m.to, m.subject) for m in mailoutbox] == [([mover.email], f"Your turn in series {series.pk} (race A)")]
+    assert f"http://127.0.0.1:8000/series/{series.pk}/" in mailoutbox[0].body
+    with django_capture_on_commit_callbacks(execute=True):
+        svc.series_resign(user=users[0], series_id=series.pk)
+        svc.series_resign(user=users[1], series_id=series.pk)
+    over = [m for m in mailoutbox if "is over" in m.subject]
+    assert sorted(m.to[0] for m in over) == sorted(u.email for u in users)
+    # R18: the race ends where it stands, Orange ranked first of three as at the cut-off: (3 − 1) × 1
+    assert over[0].subject == (f"Series {series.pk} is over: Orange wins the series with 2 points "
+                               "(ended after race A: fewer than two players left)")
+    assert "cid (Orange)" in over[0].body  # the colour by its name in the recipient's language
+
+
+def test_house_bots_take_seats_and_play_through_the_services(eager, django_capture_on_commit_callbacks):
+    from games.bots import house_bots
+
+    ann = make_user("ann")
+    series = svc.series_create(user=ann, seats=3, rated=False)
+    with pytest.raises(ServiceError):
+        svc.series_join(user=house_bots().first(), series_id=series.pk)  # the creator adds them
+    with pytest.raises(ServiceError) as info:
+        svc.series_add_bot(user=ann, series_id=series.pk, level="superb")
+    assert info.value.field == "level"
+    svc.series_add_bot(user=ann, series_id=series.pk, level="easy")
+    with django_capture_on_commit_callbacks(execute=True):
+        svc.series_add_bot(user=ann, series_id=series.pk, level="normal", rng=random.Random(4))
+    series.refresh_from_db()
+    seats = svc.playing_seats(list(series.seats.select_related("user")))
+    # the bots acted (the task runs on commit) until it is Ann's turn
+    assert series.status == "active" and seats[series.to_move].user == ann and not series.bot_to_move
+    _, _, engine = engine_now(series.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        svc.series_place(user=ann, series_id=series.pk, ply=series.ply,
+                         cell=engine.race.free_start_cells()[0], heading=0)
+    series.refresh_from_db()
+    assert seats[series.to_move].user == ann and series.ply >= 3  # both bots acted, on commit
+    actions = list(SeriesAction.objects.order_by("ply"))
+    assert {a.user.username for a in actions} == {"ann", "bot-easy", "bot-normal"}
+    assert all(a.user.is_bot for a in actions if a.seat != seats[series.to_move].index)
+    svc._CACHE.clear()
+    assert svc.verify(series) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bots_left_alone_play_the_series_to_its_end_without_recursing(eager):
+    """R18: the last person resigns and the house bots play on. With real commits and tasks run
+    in the calling thread (eager, as in the fuzz stage), each bot's move hands the turn to the
+    next bot from inside its own commit: the receiver takes them one after another, not one
+    inside the other (the fuzz stage once hit Python's recursion limit)."""
+    import sys
+
+    from accounts.services import user_ensure_house_bots
+
+    user_ensure_house_bots()  # a transactional test may have flushed the migration's rows
+    ann = make_user("ann")
+    series = svc.series_create(user=ann, seats=3, rated=False)
+    svc.series_add_bot(user=ann, series_id=series.pk, level="easy")
+    svc.series_add_bot(user=ann, series_id=series.pk, level="strong", rng=random.Random(7))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(600)  # a few hundred bot actions would need thousands of frames if they nested
+    try:
+        svc.series_resign(user=ann, series_id=series.pk)
+    finally:
+        sys.setrecursionlimit(limit)
+    series.refresh_from_db()
+    assert series.status == "finished", series.status
+    assert SeriesAction.objects.filter(series=series, user__is_bot=True).count() > 30
+    svc._CACHE.clear()
+    assert svc.verify(series) is None
+
+
+def test_reads_of_a_series_take_a_fixed_number_of_queries(django_assert_max_num_queries):
+    """The API GET: the series, its seats, its actions (the replay is kept per process), however
+    long the history; the page adds the session and the user."""
+    users = four()
+    series = started(users)
+    series = play(series.pk, stop=lambda s: s.race.phase is Phase.DICE and min(b.moves for b in s.race.boats) >= 2)
+    svc.engine_of(series, list(series.seats.select_related("user")))  # this process has seen it
+    client = client_for(users[0])
+    with django_assert_max_num_queries(3):
+        assert client.get(f"/api/series/{series.pk}/").status_code == 200
+    from django.test import Client
+
+    page = Client()
+    page.force_login(users[0])
+    with django_assert_max_num_queries(5):
+        assert page.get(f"/series/{series.pk}/").status_code == 200

@@ -1,0 +1,136 @@
+"""Series pages (issue 16): the lobby, a series' page, its forms; and in Chromium the page at
+desktop and phone size (screenshots in test-output/)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from django.test import Client
+
+from games import services_series as svc
+from games.engine import Phase
+from games.models_series import SeriesAction, SeriesGame
+
+from .factories import PASSWORD, make_user
+from .series_play import engine_now, play
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def logged_in(user) -> Client:
+    client = Client()
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _fresh_replays():
+    svc._CACHE.clear()
+    yield
+    svc._CACHE.clear()
+
+
+@pytest.mark.django_db
+def test_open_join_and_play_a_turn_through_the_pages(monkeypatch):
+    ann, bob, cid, dee = (make_user(n) for n in ("ann", "bob", "cid", "dee"))
+    a = logged_in(ann)
+    r = a.post("/series/", {"seats": 4, "days_per_move": 3, "grace_days": 7, "lake_side": "standard",
+                            "rated": "on"})
+    assert r.status_code == 302
+    series = SeriesGame.objects.get()
+    assert r["Location"] == f"/series/{series.pk}/"
+    page = a.get(f"/series/{series.pk}/").content.decode()
+    assert "waiting for players" in page and 'id="start"' in page
+    assert a.post("/series/", {"seats": 9}).status_code == 400  # refused, nothing made
+    assert SeriesGame.objects.count() == 1
+    for user in (bob, cid):
+        assert logged_in(user).post(f"/series/{series.pk}/join/").status_code == 302
+    lobby = logged_in(dee).get("/series/").content.decode()
+    assert f"/series/{series.pk}/join/" in lobby
+    real = svc._start
+    monkeypatch.setattr(svc, "_start", lambda s, seats, now, rng: real(s, seats, now, random.Random(16)))
+    logged_in(dee).post(f"/series/{series.pk}/join/")
+    series.refresh_from_db()
+    assert series.status == "active"
+
+    # every player acts through the forms until each has made a move
+    for _ in range(40):
+        series, seats, engine = engine_now(series.pk)
+        if all(b.moves >= 1 for b in engine.race.boats):
+            break
+        mover = next(s.user for s in seats if s.index == series.to_move)
+        client = logged_in(mover)
+        page = client.get(f"/series/{series.pk}/").content.decode()
+        state = engine.race
+        if state.phase is Phase.PLACE:
+            cell = re.search(r'name="cell" value="([^"]+)"', page).group(1)
+            r = client.post(f"/series/{series.pk}/place/", {"ply": series.ply, "cell": cell, "heading": 0})
+        elif state.phase is Phase.DICE:
+            r = client.post(f"/series/{series.pk}/roll/", {"ply": series.ply, "change": "add"})
+        else:
+            direction = re.search(r'name="direction" value="(\d)"(?![^>]*disabled)', page).group(1)
+            r = client.post(f"/series/{series.pk}/direction/", {"ply": series.ply, "direction": direction})
+        assert r.status_code == 302, r.content.decode()[:2000]
+    page = logged_in(ann).get(f"/series/{series.pk}/").content.decode()
+    for color in ("yellow", "red", "orange", "purple"):
+        assert f'class="boat {color}' in page  # every boat on the board
+    assert 'id="series-table"' in page and "Next race starts with" in page
+    # a stale form is refused with the reason, and nothing changes
+    before = SeriesAction.objects.count()
+    r = logged_in(ann).post(f"/series/{series.pk}/roll/", {"ply": 0, "change": "add"})
+    assert r.status_code in (403, 409) and SeriesAction.objects.count() == before
+    assert svc.verify(series) is None
+
+
+@pytest.mark.django_db
+def test_resign_through_the_page_needs_the_box():
+    users = [make_user(n) for n in ("ann", "bob", "cid")]
+    series = svc.series_create(user=users[0], seats=3)
+    svc.series_join(user=users[1], series_id=series.pk)
+    svc.series_join(user=users[2], series_id=series.pk, rng=random.Random(3))
+    client = logged_in(users[1])
+    assert client.post(f"/series/{series.pk}/resign/", {}).status_code == 400
+    assert client.post(f"/series/{series.pk}/resign/", {"confirm": "on"}).status_code == 302
+    assert series.seats.get(user=users[1]).left == "resign"
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_series_page_in_chromium_desktop_and_phone(live_server, output_dir, monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    users = [make_user(n) for n in ("ann", "bob", "cid", "dee", "eve", "fay")]
+    series = svc.series_create(user=users[0], seats=6)
+    for user in users[1:-1]:
+        svc.series_join(user=user, series_id=series.pk)
+    svc.series_join(user=users[-1], series_id=series.pk, rng=random.Random(16))
+    # into race B: a table with figures, carried damage, boats on the lake
+    series = play(series.pk, stop=lambda s: len(s.races) == 2 and s.race.phase is not Phase.PLACE
+                  and min(b.moves for b in s.race.boats) >= 4)
+    assert svc.verify(series) is None  # six boats: the stored state is the replay
+    mover = series.seats.get(index=series.to_move).user
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            for name, viewport, mobile in (("desktop", {"width": 1280, "height": 900}, False),
+                                           ("phone", {"width": 390, "height": 844}, True)):
+                context = browser.new_context(viewport=viewport, is_mobile=mobile, has_touch=mobile)
+                page = context.new_page()
+                page.goto(f"{live_server.url}/accounts/login/")
+                page.fill("#id_username", mover.username)
+                page.fill("#id_password", PASSWORD)
+                page.locator("form button[type=submit]").last.click()
+                page.wait_for_load_state()
+                page.goto(f"{live_server.url}/series/{series.pk}/")
+                assert page.locator("svg.board .boat").count() >= 5
+                assert page.locator("#series-table tbody tr").count() == 6
+                page.screenshot(path=str(output_dir / f"series-{name}.png"), full_page=True)
+                page.goto(f"{live_server.url}/series/")
+                assert page.locator("#my-series li").count() == 1
+                page.screenshot(path=str(output_dir / f"series-lobby-{name}.png"), full_page=True)
+                context.close()
+        finally:
+            browser.close()
