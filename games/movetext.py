@@ -1,0 +1,182 @@
+"""The long form of each move: the compact notation (games/engine/notation.py, docs/notation.md)
+spelled out in a sentence, for the move list of the game page.
+
+Pure functions of plain values (no database, no request); only the words go through Django's
+translation machinery, which is why this lives beside the engine and not in it (the engine
+imports no Django). :func:`long_forms` reads a game's history rows in order, because a turn's
+"turns left/right" depends on the heading the boat had before it.
+
+>>> from django.utils.translation import override
+>>> from games.engine.dice import Change, DiceChoice
+>>> with override("en"):
+...     describe_turn(color="red", choice=DiceChoice(Change.ADD), dice=(2, 3), direction=1,
+...                   previous_heading=0, cells=5, rounded=(1,))
+'Red rolls 2+3 (added a die), turns left to NE, moves 5 cells, rounds buoy 1'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
+
+from games.engine import DIRECTION_NAMES
+from games.engine.dice import Change, DiceChoice
+from games.engine.hexgrid import left, right
+from games.engine.record import choice_from_json
+
+
+def color_name(color: str) -> str:
+    names = {
+        "yellow": pgettext("boat", "Yellow"), "red": pgettext("boat", "Red"), "orange": pgettext("boat", "Orange"),
+        "purple": pgettext("boat", "Purple"), "black": pgettext("boat", "Black"), "green": pgettext("boat", "Green"),
+    }
+    return names.get(color, color.capitalize())
+
+
+def _and(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return _("%(first)s and %(last)s") % {"first": ", ".join(items[:-1]), "last": items[-1]}
+
+
+def _dice(values: Sequence[int]) -> str:
+    return "+".join(str(v) for v in values)
+
+
+def describe_dice(*, color: str, choice: DiceChoice, dice: Sequence[int]) -> str:
+    """What the player did with the dice (R6) and what they show, e.g. ``Red rolls 2+3 (added
+    a die)``, ``Red keeps 3+1``, ``Red holds no dice``."""
+    who = color_name(color)
+    what: list[str] = []
+    if choice.change is Change.ADD:
+        what.append(_("added a die"))
+    elif choice.change is Change.REMOVE:
+        assert choice.remove is not None
+        what.append(_("removed die %(n)d") % {"n": choice.remove + 1})
+    if choice.reroll:
+        dice_names = _and([str(i + 1) for i in choice.reroll])
+        what.append(ngettext("re-rolled die %(dice)s", "re-rolled dice %(dice)s", len(choice.reroll))
+                    % {"dice": dice_names})
+    rolled = choice.change is Change.ADD or bool(choice.reroll)
+    if not dice:
+        text = _("%(who)s holds no dice") % {"who": who}
+    elif rolled:
+        text = _("%(who)s rolls %(dice)s") % {"who": who, "dice": _dice(dice)}
+    else:
+        text = _("%(who)s keeps %(dice)s") % {"who": who, "dice": _dice(dice)}
+    if what:
+        text += " (" + ", ".join(what) + ")"
+    return text
+
+
+def describe_turn(
+    *,
+    color: str,
+    choice: DiceChoice,
+    dice: Sequence[int],
+    direction: int,
+    previous_heading: int | None,
+    cells: int,
+    auto: bool = False,
+    crash: bool = False,
+    damage: int = 0,
+    rounded: Sequence[int] = (),
+    finished: bool = False,
+    sunk: bool = False,
+) -> str:
+    """A whole turn (R6–R12) in words."""
+    name = DIRECTION_NAMES[direction]
+    if previous_heading is None or direction == previous_heading:
+        steer = _("goes straight on %(dir)s") % {"dir": name}
+    elif direction == left(previous_heading):
+        steer = _("turns left to %(dir)s") % {"dir": name}
+    elif direction == right(previous_heading):
+        steer = _("turns right to %(dir)s") % {"dir": name}
+    else:  # not a legal turn; say what the record says
+        steer = _("heads %(dir)s") % {"dir": name}
+    if auto:
+        steer += " " + _("(the only way allowed)")
+    parts = [describe_dice(color=color, choice=choice, dice=dice), steer]
+    parts.append(ngettext("moves %(n)d cell", "moves %(n)d cells", cells) % {"n": cells} if cells else _("does not move"))
+    if crash:
+        parts.append(ngettext("crashes: %(n)d damage", "crashes: %(n)d damage", damage) % {"n": damage})
+    if rounded:
+        parts.append(ngettext("rounds buoy %(buoys)s", "rounds buoys %(buoys)s", len(rounded))
+                     % {"buoys": _and([str(b) for b in rounded])})
+    if finished:
+        parts.append(_("finishes"))
+    if sunk:
+        parts.append(_("sinks"))
+    return ", ".join(parts)
+
+
+def describe_placement(*, color: str, start_cell: int | None, heading: int) -> str:
+    """``Yellow starts on line cell 2, heading NE`` (R5)."""
+    values = {"who": color_name(color), "n": start_cell, "dir": DIRECTION_NAMES[heading]}
+    if start_cell is None:
+        return _("%(who)s is placed, heading %(dir)s") % values
+    return _("%(who)s starts on line cell %(n)d, heading %(dir)s") % values
+
+
+def describe_end(*, termination: str, color: str | None) -> str:
+    who = color_name(color) if color else ""
+    if termination == "resign":
+        return _("%(who)s resigns") % {"who": who}
+    if termination == "timeout":
+        return _("%(who)s loses on time") % {"who": who}
+    return _("The game is adjudicated")
+
+
+class Row(Protocol):
+    """What :func:`long_forms` reads of a history row (games.models.Move)."""
+
+    kind: str
+    seat: int
+    termination: str
+    choice: Any
+    dice: Any
+    direction: int | None
+    auto: bool
+    path: Any
+    final: Any
+    heading: int | None
+    damage: int
+    crash: bool
+    rounded: Any
+    finished: bool
+    sunk: bool
+
+
+def long_forms(rows: Sequence[Row], colors: Sequence[str], line: Mapping[tuple[int, int], int] | None = None
+               ) -> list[str]:
+    """The long form of every row, in order (a turn needs the heading before it).
+
+    ``colors`` names the seats; ``line`` numbers the start/finish line cells (1-based) for
+    placements."""
+    headings: dict[int, int | None] = {}
+    out: list[str] = []
+    for row in rows:
+        color = colors[row.seat] if 0 <= row.seat < len(colors) else "?"
+        if row.kind == "place":
+            cell = tuple(row.final) if row.final is not None else None
+            number = line.get(cell) if line is not None and cell is not None else None  # type: ignore[arg-type]
+            out.append(describe_placement(color=color, start_cell=number, heading=row.heading or 0))
+            headings[row.seat] = row.heading
+        elif row.kind == "roll":
+            text = describe_dice(color=color, choice=choice_from_json(row.choice), dice=list(row.dice))
+            out.append(text + " …")
+        elif row.kind == "turn":
+            assert row.direction is not None
+            out.append(describe_turn(
+                color=color, choice=choice_from_json(row.choice), dice=list(row.dice), direction=row.direction,
+                previous_heading=headings.get(row.seat), cells=len(row.path), auto=row.auto, crash=row.crash,
+                damage=row.damage, rounded=list(row.rounded), finished=row.finished, sunk=row.sunk,
+            ))
+            headings[row.seat] = row.heading
+        else:
+            out.append(describe_end(termination=row.termination, color=color if row.termination != "adjudication"
+                                    else None))
+    return out

@@ -1,0 +1,99 @@
+"""The social features in headless Chromium (issue 13): the chat in the game page's slot
+(filled by static/js/social.js), mute, a rematch offered and accepted on the page, the
+next-game link, the watch list and player search. Screenshots go to test-output/."""
+
+from __future__ import annotations
+
+import pytest
+
+from .factories import PASSWORD, make_game, make_user, placed_game
+from .test_browser import CHROMIUM_ARGS
+
+
+def log_in(page, base: str, name: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", name)
+    page.fill("#id_password", PASSWORD)
+    page.locator("main form.form button[type=submit]").click()
+    page.wait_for_load_state()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_chat_rematch_next_game_watch_and_search_in_a_browser(live_server, output_dir, monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+    from playwright.sync_api import sync_playwright
+
+    from games import services
+
+    ann, bob = make_user("ann"), make_user("bob")
+    game = placed_game(yellow=ann, red=bob)  # Red (bob) to move
+    other = make_game(yellow=ann, red=make_user("cid"))  # Yellow (ann) to place: her next game
+    base = live_server.url
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            desk = browser.new_context(viewport={"width": 1280, "height": 900})
+            phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+            a, b = desk.new_page(), phone.new_page()
+            log_in(a, base, "ann")
+            log_in(b, base, "bob")
+
+            # Ann waits for Bob: the slot offers her next game, and she writes in the chat without leaving the board
+            a.goto(f"{base}/games/{game.pk}/")
+            a.wait_for_selector("#chat-form")
+            assert a.locator("#next-game a").get_attribute("href") == f"/games/{other.pk}/"
+            a.fill("#chat-text", "good luck <b>bob</b>")
+            a.click("#chat-form button[type=submit]")
+            a.wait_for_selector("#chat-lines li.mine")
+            assert a.url.startswith(f"{base}/games/{game.pk}/")  # no page change
+            assert "good luck <b>bob</b>" in a.inner_text("#chat-lines")  # shown as text, not as markup
+            a.screenshot(path=str(output_dir / "social-chat-desktop.png"), full_page=True)
+
+            b.goto(f"{base}/games/{game.pk}/")
+            b.wait_for_selector("#chat-lines li[data-line]")
+            assert "good luck" in b.inner_text("#chat-lines")
+            # the chat may be swapped for a fresh copy at any moment (a live chat event): scroll in one step
+            b.wait_for_selector("#chat")
+            b.evaluate("document.getElementById('chat').scrollIntoView()")
+            b.screenshot(path=str(output_dir / "social-chat-phone.png"))
+            b.click("form.mute button")  # mute: without JavaScript's help, a plain form
+            b.wait_for_selector("#chat-lines li.none")
+            assert "good luck" not in b.inner_text("#chat-lines")
+
+            # Bob resigns; Ann offers a rematch on the page, Bob accepts it there
+            services.game_resign(user=bob, game_id=game.pk)
+            a.goto(f"{base}/games/{game.pk}/")
+            a.locator("#rematch button").click()
+            a.wait_for_selector("text=Rematch offered")
+            b.goto(f"{base}/games/{game.pk}/")
+            b.wait_for_selector("#rematch button")
+            b.locator("#rematch button").click()
+            b.wait_for_url(lambda url: "/games/" in url and f"/games/{game.pk}/" not in url)
+            assert b.locator("#game").count() == 1
+
+            # anyone can watch; the menu finds players
+            watcher = browser.new_page(viewport={"width": 1280, "height": 900})
+            watcher.goto(f"{base}/watch/")
+            assert watcher.locator("#watch tr").count() == 2  # the rematch and Ann v Cid
+            watcher.screenshot(path=str(output_dir / "social-watch.png"), full_page=True)
+            watcher.fill("#menu-player-search", "AN")
+            watcher.press("#menu-player-search", "Enter")
+            watcher.wait_for_selector("#players-found")
+            assert watcher.locator("#players-found a").all_inner_texts() == ["ann"]
+            watcher.screenshot(path=str(output_dir / "social-search.png"), full_page=True)
+
+            # the unsubscribe link of an email: a GET shows the button and changes nothing
+            from games.notifications import unsubscribe_token
+
+            phone_page = phone.new_page()
+            phone_page.goto(f"{base}/email/unsubscribe/{unsubscribe_token(ann)}/")
+            phone_page.screenshot(path=str(output_dir / "social-unsubscribe-phone.png"))
+            ann.refresh_from_db()
+            assert ann.email_mode == "each"
+            phone_page.click("#unsubscribe-form button")
+            phone_page.wait_for_selector("text=You are unsubscribed")
+            ann.refresh_from_db()
+            assert ann.email_mode == "none"
+        finally:
+            browser.close()
