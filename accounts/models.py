@@ -6,9 +6,11 @@ import zoneinfo
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from .names import USERNAME_HELP, name_key, validate_username, validate_username_available
 
@@ -17,7 +19,7 @@ def validate_time_zone(value: str) -> None:
     try:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValidationError(f"{value!r} is not a time zone (e.g. Europe/Amsterdam)") from None
+        raise ValidationError(_("%(value)r is not a time zone (e.g. Europe/Amsterdam)") % {"value": value}) from None
 
 
 class User(AbstractUser):
@@ -28,17 +30,17 @@ class User(AbstractUser):
     (accounts/names.py); its unique index keeps ``demo`` and ``dеmo`` (Cyrillic е) apart."""
 
     class EmailMode(models.TextChoices):
-        EACH = "each", "every event, immediately"
-        DIGEST = "digest", "one daily digest of the games where it is my turn"
-        NONE = "none", "no email"
+        EACH = "each", _("every event, immediately")
+        DIGEST = "digest", _("one daily digest of the games where it is my turn")
+        NONE = "none", _("no email")
 
     username = models.CharField(
-        "username",
+        _("username"),
         max_length=150,  # names from before the 30-character rule stay valid
         unique=True,
         help_text=USERNAME_HELP,
         validators=[validate_username, validate_username_available],
-        error_messages={"unique": "A user with that username already exists."},
+        error_messages={"unique": _("A user with that username already exists.")},
     )
     name_key = models.TextField(
         unique=True, editable=False, help_text="the username's TR39 skeleton with case folded (accounts/names.py)"
@@ -47,10 +49,18 @@ class User(AbstractUser):
     bot_level = models.CharField(
         max_length=8, blank=True, default="", help_text="house bots only: easy, normal or strong (moved by the site)"
     )
-    time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
+    time_zone = models.CharField(_("time zone"), max_length=64, default="UTC", validators=[validate_time_zone])
+    language = models.CharField(
+        _("language"), max_length=8, blank=True, default="", choices=settings.LANGUAGES,
+        help_text=_("the language of the pages and of your emails; empty: your browser's"),
+    )
+    bot_turn_emails = models.BooleanField(
+        _("email \"your turn\" in bot games"), default=False,
+        help_text=_("also email \"your turn\" in games against the house bots"),
+    )
     email_mode = models.CharField(max_length=6, choices=EmailMode.choices, default=EmailMode.EACH)
-    digest_hour = models.PositiveSmallIntegerField(default=8, help_text="local hour (0–23) of the daily digest")
-    reminder_hours = models.PositiveSmallIntegerField(default=24, help_text="remind me when this many hours are left")
+    digest_hour = models.PositiveSmallIntegerField(default=8, help_text=_("local hour (0–23) of the daily digest"))
+    reminder_hours = models.PositiveSmallIntegerField(default=24, help_text=_("remind me when this many hours are left"))
     last_digest_on = models.DateField(null=True, blank=True, help_text="local date of the last digest")
     vacation_days_per_year = models.PositiveSmallIntegerField(default=14)
     vacation_until = models.DateTimeField(

@@ -24,13 +24,15 @@ import unicodedata
 from functools import cache
 
 from django.core.exceptions import ValidationError
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_lazy
 
 USERNAME_MIN_LENGTH = 3
 USERNAME_MAX_LENGTH = 30
-USERNAME_HELP = (
-    f"{USERNAME_MIN_LENGTH} to {USERNAME_MAX_LENGTH} characters: letters, digits and @ . + - _ only; "
-    "a name that looks like one already taken is refused."
-)
+USERNAME_HELP = lazy(lambda: gettext(
+    "%(min)d to %(max)d characters: letters, digits and @ . + - _ only; "
+    "a name that looks like one already taken is refused.") % {"min": USERNAME_MIN_LENGTH, "max": USERNAME_MAX_LENGTH},
+    str)()
 _USERNAME_CHARACTERS = re.compile(r"[\w.@+-]+\Z")
 
 
@@ -81,12 +83,12 @@ def validate_display_name(value: str) -> None:
     bad = control_characters(value)
     if bad:
         raise ValidationError(
-            "A name must not contain control or invisible characters (found %(chars)s).",
+            gettext_lazy("A name must not contain control or invisible characters (found %(chars)s)."),
             code="control_characters",
             params={"chars": ", ".join(dict.fromkeys(bad))},
         )
     if not value.strip():
-        raise ValidationError("A name must not be blank.", code="blank")
+        raise ValidationError(gettext_lazy("A name must not be blank."), code="blank")
 
 
 def validate_username(value: str) -> None:
@@ -95,12 +97,12 @@ def validate_username(value: str) -> None:
     validate_display_name(value)
     if not USERNAME_MIN_LENGTH <= len(value) <= USERNAME_MAX_LENGTH:
         raise ValidationError(
-            "A username must be %(min)d to %(max)d characters long (this one has %(n)d).",
+            gettext_lazy("A username must be %(min)d to %(max)d characters long (this one has %(n)d)."),
             code="length",
             params={"min": USERNAME_MIN_LENGTH, "max": USERNAME_MAX_LENGTH, "n": len(value)},
         )
     if not _USERNAME_CHARACTERS.match(value):
-        raise ValidationError("A username may contain only letters, digits and @ . + - _", code="characters")
+        raise ValidationError(gettext_lazy("A username may contain only letters, digits and @ . + - _"), code="characters")
 
 
 def validate_username_available(value: str) -> None:
@@ -116,7 +118,8 @@ def validate_username_available(value: str) -> None:
     other = User.objects.filter(name_key=name_key(value)).exclude(username=value).values_list("username", flat=True).first()
     if other is not None:
         raise ValidationError(
-            "This name is too like the existing name %(other)s (case and letters that look alike count as the same).",
+            gettext_lazy("This name is too like the existing name %(other)s (case and letters that look alike count "
+                         "as the same)."),
             code="taken",
             params={"other": other},
         )
@@ -130,5 +133,5 @@ def validate_new_username(value: str) -> None:
     value = unicodedata.normalize("NFKC", value)
     validate_username(value)
     if User.objects.filter(username=value).exists():
-        raise ValidationError("This name is taken.", code="taken")
+        raise ValidationError(gettext_lazy("This name is taken."), code="taken")
     validate_username_available(value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
 
 from .models import User
@@ -33,6 +34,15 @@ def user_disable_demo() -> bool:
     return True
 
 
+@transaction.atomic
+def user_set_language(*, user: User, language: str) -> None:
+    """Store the player's language (a code of ``settings.LANGUAGES``, or "" for the browser's)."""
+    if language and language not in dict(settings.LANGUAGES):
+        raise ValueError(f"unknown language {language!r}")
+    user.language = language
+    user.save(update_fields=["language"])
+
+
 HOUSE_BOTS = {
     "bot-easy": ("easy", "Greedy: looks one roll ahead."),
     "bot-normal": ("normal", "Weighs every dice choice by the exact chances of every total."),
@@ -53,3 +63,13 @@ def user_ensure_house_bots() -> list[User]:
             user.save(update_fields=["password"])
         bots.append(user)
     return bots
+
+
+@transaction.atomic
+def user_set_email_mode(*, user: User, mode: str) -> User:
+    """Change which emails a player gets (the unsubscribe link: ``none``; back: ``each``)."""
+    if mode not in User.EmailMode.values:
+        raise ValueError(f"unknown email mode {mode!r}")
+    User.objects.filter(pk=user.pk).update(email_mode=mode)
+    user.email_mode = mode
+    return user

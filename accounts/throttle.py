@@ -30,6 +30,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, ngettext
 from rest_framework import status
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
@@ -93,16 +94,25 @@ def lockout_ends_at(request: HttpRequest, credentials: dict[str, Any] | None) ->
     return ends
 
 
+_WHAT = {  # what was refused, then how long to wait: two sentences, translated whole (docs/i18n.md)
+    "login": gettext_noop("Too many failed logins for this account or from this address."),
+    "reset_address": gettext_noop("Too many password reset requests from this address."),
+    "reset_email": gettext_noop("Too many password reset requests for this email address."),
+}
+
+
 def _wait_message(what: str, seconds: int) -> str:
     minutes = max(1, math.ceil(seconds / 60))
     at = timezone.now() + timedelta(seconds=seconds)
-    return f"{what} Try again in {minutes} minute{'s' if minutes != 1 else ''} (after {at:%H:%M} UTC)."
+    wait = ngettext("Try again in %(minutes)s minute (after %(time)s UTC).",
+                    "Try again in %(minutes)s minutes (after %(time)s UTC).", minutes)
+    return f"{gettext(_WHAT[what])} " + wait % {"minutes": minutes, "time": f"{at:%H:%M}"}
 
 
 def login_lockout(request: HttpRequest, credentials: dict[str, Any] | None) -> tuple[str, int]:
     """The message and the seconds to wait for a locked-out login."""
     seconds = max(1, math.ceil((lockout_ends_at(request, credentials) - timezone.now()).total_seconds()))
-    return _wait_message("Too many failed logins for this account or from this address.", seconds), seconds
+    return _wait_message("login", seconds), seconds
 
 
 def lockout_response(request: HttpRequest, original_response: HttpResponse | None,
@@ -125,7 +135,7 @@ def lockout_response(request: HttpRequest, original_response: HttpResponse | Non
 class LoginLocked(APIException):
     status_code = status.HTTP_429_TOO_MANY_REQUESTS
     default_code = "throttled"
-    default_detail = "Too many failed logins for this account or from this address."
+    default_detail = gettext_lazy("Too many failed logins for this account or from this address.")
 
     def __init__(self, message: str, wait: int) -> None:
         super().__init__(message)
@@ -161,11 +171,11 @@ def password_reset_refusal(request: HttpRequest, email: str) -> tuple[str, int] 
     rates = settings.PASSWORD_RESET_RATES
     digest = hashlib.sha256(email.strip().casefold().encode()).hexdigest()
     checks = [
-        (_Rate("password_reset_address", rates["address"], client_ip(request) or "unknown"), "from this address"),
-        (_Rate("password_reset_email", rates["email"], digest), "for this email address"),
+        (_Rate("password_reset_address", rates["address"], client_ip(request) or "unknown"), "reset_address"),
+        (_Rate("password_reset_email", rates["email"], digest), "reset_email"),
     ]
     for throttle, what in checks:
         if not throttle.allow_request(request, None):
             seconds = max(1, math.ceil(throttle.wait() or 1))
-            return _wait_message(f"Too many password reset requests {what}.", seconds), seconds
+            return _wait_message(what, seconds), seconds
     return None

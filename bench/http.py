@@ -2,7 +2,8 @@
 
     python bench/http.py [--games 1200] [--seconds 8] [--rounds 3] [--connections 16] [--keep]
 
-Serves the project exactly as the Procfile does (gunicorn, two sync workers, access log) on
+Serves the project exactly as the Procfile does (uvicorn, two workers; ``--server gunicorn``: two
+sync gunicorn workers, as before issue 13) on
 PostgreSQL (``DATABASE_URL``'s server, database ``powerboats_bench_http``) with Redis as the
 broker (db 15, nothing consumes it: the tasks a move queues are part of its cost), and beside it
 the bare baseline in ``bench/baseline/`` (same gunicorn command, same server, database
@@ -45,10 +46,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT_DB = "powerboats_bench_http"
-BASE_DB = "powerboats_bench_base"
-PROJECT_PORT, BASE_PORT = 8091, 8092
-BROKER = "redis://127.0.0.1:6379/15"
+# BENCH_DB_PREFIX, BENCH_PORT and BENCH_REDIS_DB let two people bench on one machine at once
+PROJECT_DB = os.environ.get("BENCH_DB_PREFIX", "powerboats_bench") + "_http"
+BASE_DB = os.environ.get("BENCH_DB_PREFIX", "powerboats_bench") + "_base"
+PROJECT_PORT = int(os.environ.get("BENCH_PORT", "8091"))
+BASE_PORT = PROJECT_PORT + 1
+REDIS_DB = os.environ.get("BENCH_REDIS_DB", "15")
+BROKER = f"redis://127.0.0.1:6379/{REDIS_DB}"
 GOALS = {"turns": 0.60, "api get": 0.50, "html": 0.33}
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -183,10 +187,17 @@ class Server:
             self.process.kill()
 
 
-def start(name: str, module: str, port: int, env: dict[str, str], cwd: Path, log: Path) -> Server:
-    """The Procfile's web command: gunicorn, two sync workers, access log on stdout."""
-    command = [sys.executable, "-m", "gunicorn", module, "--bind", f"127.0.0.1:{port}", "--workers", "2",
-               "--access-logfile", "-"]
+def start(name: str, module: str, port: int, env: dict[str, str], cwd: Path, log: Path,
+          server: str = "gunicorn") -> Server:
+    """gunicorn, two sync workers, access log on stdout (the baseline, and the project before
+    issue 13); or the Procfile's web command: uvicorn, two workers, the ASGI app that serves the
+    site through a2wsgi and the live streams (docs/live.md)."""
+    if server == "uvicorn":
+        command = [sys.executable, "-m", "uvicorn", module, "--host", "127.0.0.1", "--port", str(port),
+                   "--workers", "2", "--no-proxy-headers"]
+    else:
+        command = [sys.executable, "-m", "gunicorn", module, "--bind", f"127.0.0.1:{port}", "--workers", "2",
+                   "--access-logfile", "-"]
     process = subprocess.Popen(command, env=env, cwd=cwd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     for _ in range(200):
         try:
@@ -340,6 +351,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--keep", action="store_true", help="reuse the databases of the last run (games move on)")
+    parser.add_argument("--server", choices=["uvicorn", "gunicorn"], default="uvicorn",
+                        help="the project's server: the Procfile's (uvicorn, ASGI) or the sync gunicorn of before")
     parser.add_argument("--fill", choices=["project", "base"], help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -365,9 +378,10 @@ def main() -> None:
         print(f"filled {args.games} games in each database in {time.perf_counter() - t0:.0f} s")
     games = json.loads(project_data.read_text())
     base = json.loads(base_data.read_text())
-    subprocess.run(["redis-cli", "-n", "15", "flushdb"], capture_output=True)
+    subprocess.run(["redis-cli", "-n", REDIS_DB, "flushdb"], capture_output=True)
 
-    project = start("project", "powerboats_site.wsgi", PROJECT_PORT, project_env(), ROOT, var / "project.log")
+    module = "powerboats_site.asgi:application" if args.server == "uvicorn" else "powerboats_site.wsgi"
+    project = start("project", module, PROJECT_PORT, project_env(), ROOT, var / "project.log", args.server)
     bare = start("baseline", "bench.baseline.wsgi", BASE_PORT, base_env(), ROOT, var / "base.log")
     load_before = os.getloadavg()
     try:

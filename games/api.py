@@ -15,6 +15,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, models
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import exceptions, generics, serializers, status
@@ -37,6 +38,7 @@ from .errors import NotFound, ServiceError
 from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide
 from .payloads import game_detail
 from .selectors import MOVE_LIST_COLUMNS, game_with_seats, games_of, history, open_challenges
+from .selectors_social import outcome
 from .state import record_of
 
 User = get_user_model()
@@ -88,7 +90,7 @@ def _valid(serializer_class: type[serializers.Serializer], request: Request) -> 
 def _key(request: Request) -> str | None:
     key = request.headers.get("Idempotency-Key")
     if key is not None and not (1 <= len(key) <= 100 and all("!" <= c <= "~" for c in key)):
-        raise ServiceError("Idempotency-Key must be 1 to 100 visible ASCII characters", "Idempotency-Key")
+        raise ServiceError(_("Idempotency-Key must be 1 to 100 visible ASCII characters"), "Idempotency-Key")
     return key
 
 
@@ -122,7 +124,7 @@ class ChallengeIn(StrictInput):
         try:
             return User.objects.get(username__iexact=value)
         except User.DoesNotExist:
-            raise serializers.ValidationError(f"there is no player called {value!r}") from None
+            raise serializers.ValidationError(_("there is no player called %(value)r") % {"value": value}) from None
 
 
 class ChallengeOut(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -140,11 +142,13 @@ class GameSummary(serializers.ModelSerializer):  # type: ignore[type-arg]
     red = serializers.CharField(source="red.username")
     to_move = serializers.SerializerMethodField()
     your_turn = serializers.SerializerMethodField()
+    your_result = serializers.SerializerMethodField(help_text="a finished game you played: won, lost or draw")
 
     class Meta:
         model = Game
-        fields = ["id", "yellow", "red", "status", "phase", "ply", "to_move", "your_turn", "course_letter",
-                  "lake_side", "days_per_move", "rated", "winner_color", "termination", "result_reason", "updated_at"]
+        fields = ["id", "yellow", "red", "status", "phase", "ply", "to_move", "your_turn", "your_result",
+                  "course_letter", "lake_side", "days_per_move", "rated", "winner_color", "termination",
+                  "result_reason", "updated_at"]
 
     @extend_schema_field(serializers.ChoiceField(choices=api_enums.PLAYER_COLOR, allow_null=True))
     def get_to_move(self, game: Game) -> str | None:
@@ -153,6 +157,10 @@ class GameSummary(serializers.ModelSerializer):  # type: ignore[type-arg]
     def get_your_turn(self, game: Game) -> bool:
         user = self.context["request"].user
         return bool(game.user_id_to_move == user.pk)
+
+    @extend_schema_field(serializers.ChoiceField(choices=api_enums.OUTCOME, allow_null=True))
+    def get_your_result(self, game: Game) -> str | None:
+        return outcome(game, self.context["request"].user)
 
 
 class Ply(StrictInput):
@@ -230,10 +238,10 @@ def visible_challenge(user: Any, challenge_id: int) -> Challenge:
     its two players, a cancelled (deleted) one to nobody."""
     challenge = Challenge.objects.select_related("created_by", "opponent").filter(pk=challenge_id).first()
     if challenge is None or challenge.status == Challenge.Status.CANCELLED:
-        raise NotFound(f"no challenge {challenge_id}", "challenge")
+        raise NotFound(_("no challenge %(challenge_id)s") % {"challenge_id": challenge_id}, "challenge")
     if challenge.opponent_id is not None and getattr(user, "pk", None) not in (challenge.created_by_id,
                                                                               challenge.opponent_id):
-        raise NotFound(f"no challenge {challenge_id}", "challenge")
+        raise NotFound(_("no challenge %(challenge_id)s") % {"challenge_id": challenge_id}, "challenge")
     return challenge
 
 
@@ -326,7 +334,7 @@ class GameDetail(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         found = game_with_seats(game_id)
         if found is None:
-            raise NotFound(f"no game {game_id}", "game")
+            raise NotFound(_("no game %(game_id)s") % {"game_id": game_id}, "game")
         game, seats = found
         etag = game_etag(game, request.user)
         if etag in _if_none_match(request):
@@ -345,7 +353,7 @@ class GameRecord(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         game = Game.objects.select_related("yellow", "red").filter(pk=game_id).first()
         if game is None:
-            raise NotFound(f"no game {game_id}", "game")
+            raise NotFound(_("no game %(game_id)s") % {"game_id": game_id}, "game")
         return Response(record_of(game))
 
 
@@ -409,7 +417,7 @@ class MeSerializer(StrictModelInput):
     class Meta:
         model = User
         fields = ["username", "email", "is_bot", "email_mode", "digest_hour", "reminder_hours", "time_zone",
-                  "vacation_days_per_year"]
+                  "language", "bot_turn_emails", "vacation_days_per_year"]
         read_only_fields = ["username", "is_bot", "vacation_days_per_year"]
         extra_kwargs = {"digest_hour": {"min_value": 0, "max_value": 23},
                         "reminder_hours": {"min_value": 1, "max_value": 336}}
@@ -439,7 +447,7 @@ class Me(APIView):
     def get(self, request: Request) -> Response:
         return Response(_me(request.user))
 
-    @extend_schema(request=MeSerializer, responses=MeOut, summary="Change your email and time preferences")
+    @extend_schema(request=MeSerializer, responses=MeOut, summary="Change your email, language and time preferences")
     def patch(self, request: Request) -> Response:
         serializer = MeSerializer(request.user, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
@@ -525,8 +533,8 @@ class Register(APIView):
         try:
             user = User.objects.create_user(data["username"], data["email"], data["password"], is_bot=data["is_bot"])
         except IntegrityError:  # a look-alike name was taken at the same moment
-            raise ServiceError("username: that name (or one that looks like it) is taken", "username") from None
-        token, _ = Token.objects.get_or_create(user=user)
+            raise ServiceError(_("username: that name (or one that looks like it) is taken"), "username") from None
+        token, _created = Token.objects.get_or_create(user=user)
         return Response({"username": user.username, "is_bot": user.is_bot, "token": token.key},
                         status=status.HTTP_201_CREATED)
 
@@ -539,9 +547,9 @@ class BecomeBot(APIView):
     def post(self, request: Request) -> Response:
         user = request.user
         if user.is_bot:
-            raise ServiceError("this account is a bot already", "is_bot")
+            raise ServiceError(_("this account is a bot already"), "is_bot")
         if Game.objects.filter(models.Q(yellow=user) | models.Q(red=user)).exists():
-            raise ServiceError("only an account that has played no games can become a bot", "is_bot")
+            raise ServiceError(_("only an account that has played no games can become a bot"), "is_bot")
         user.is_bot = True
         user.save(update_fields=["is_bot"])
         return Response(_me(user))

@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import api
+from . import api, api_series, api_social, live_views
 
 urlpatterns = [
     path("token/", api.ObtainToken.as_view(), name="api_token"),
@@ -11,6 +11,8 @@ urlpatterns = [
     path("challenges/<id:challenge_id>/decline/", api.ChallengeDecline.as_view(), name="api_challenge_decline"),
     path("games/", api.GameList.as_view(), name="api_games"),
     path("games/<id:game_id>/", api.GameDetail.as_view(), name="api_game"),
+    path("games/<id:game_id>/stream/", live_views.api_game_stream, name="api_game_stream"),
+    path("stream/events/", live_views.api_user_events, name="api_stream_events"),
     path("games/<id:game_id>/record/", api.GameRecord.as_view(), name="api_game_record"),
     path("games/<id:game_id>/place/", api.GamePlace.as_view(), name="api_game_place"),
     path("games/<id:game_id>/roll/", api.GameRoll.as_view(), name="api_game_roll"),
@@ -21,6 +23,19 @@ urlpatterns = [
     path("me/bot/", api.BecomeBot.as_view(), name="api_become_bot"),
     path("bots/play/", api.PlayBot.as_view(), name="api_play_bot"),
     path("me/vacation/", api.MyVacation.as_view(), name="api_vacation"),
+    path("series/", api_series.SeriesList.as_view(), name="api_series_list"),
+    path("series/leaderboard/", api_series.SeriesLeaderboard.as_view(), name="api_series_leaderboard"),
+    path("series/<id:series_id>/", api_series.SeriesDetail.as_view(), name="api_series"),
+    path("series/<id:series_id>/join/", api_series.SeriesJoin.as_view(), name="api_series_join"),
+    path("series/<id:series_id>/leave/", api_series.SeriesLeave.as_view(), name="api_series_leave"),
+    path("series/<id:series_id>/bots/", api_series.SeriesAddBot.as_view(), name="api_series_add_bot"),
+    path("series/<id:series_id>/start/", api_series.SeriesStart.as_view(), name="api_series_start"),
+    path("series/<id:series_id>/place/", api_series.SeriesPlace.as_view(), name="api_series_place"),
+    path("series/<id:series_id>/roll/", api_series.SeriesRoll.as_view(), name="api_series_roll"),
+    path("series/<id:series_id>/direction/", api_series.SeriesDirection.as_view(), name="api_series_direction"),
+    path("series/<id:series_id>/resign/", api_series.SeriesResign.as_view(), name="api_series_resign"),
+    path("series/<id:series_id>/record/", api_series.SeriesRecord.as_view(), name="api_series_record"),
+    *api_social.urlpatterns,  # chat, rematch, next game, watch, player search (issue 13)
     path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
 ]

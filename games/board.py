@@ -20,12 +20,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
+from django.utils.translation import get_language, gettext, ngettext, pgettext
+from django.utils.translation import gettext as _
+
 from games.engine import DIRECTION_NAMES, DIRECTIONS, Course, Hex
 from games.engine.hexgrid import corners, pixel
+from games.reasons import color_name
 
 SIZE = 20.0
 SQRT3 = math.sqrt(3)
-BOAT_COLORS = {"yellow": "#f2c12e", "red": "#d64541"}
+PAD = 2.0  # cells of frame round the lake: room for a preview disc beyond its edge
+DISC = 0.6  # radius of a preview disc, in SIZE
+HIT = 1.0  # radius of a preview's tap target, in SIZE
+OFFSET = 0.8  # a preview that does not move stands this far (in cell distances) off the boat
+BOAT_COLORS = {"yellow": "#f2c12e", "red": "#d64541",
+               # the other boats of a series (issue 16, R15)
+               "orange": "#e8842c", "purple": "#8e5cc2", "black": "#222222", "green": "#3f9c4a"}
 
 
 @dataclass(frozen=True)
@@ -63,12 +73,13 @@ class Board:
     placeable: Iterable[Hex] = ()
     focus: str | None = None  # the viewer's colour: whose chevrons are always shown
     out: list[str] = field(default_factory=list)
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # the viewBox, set by render_static
 
     def xy(self, cell: Hex) -> tuple[float, float]:
         return pixel(cell, SIZE)
 
     def render(self) -> str:
-        head, base, buoys = static_layers(self.course)
+        head, base, buoys, self.box = static_layers(self.course)
         shows = "".join(f" shows-{n}" for n in sorted(self._always_shown()))
         self.out.append(f'<svg class="board {self.course.lake.side}{shows}" {head}>')
         self.out.append(base)
@@ -80,16 +91,18 @@ class Board:
         self.out.append("</svg>")
         return "".join(self.out)
 
-    def render_static(self) -> tuple[str, str, str]:
+    def render_static(self) -> tuple[str, str, str, tuple[float, float, float, float]]:
         """The attributes of the ``<svg>`` element, the lake and line, and the buoys with
         their gates: what depends on the course alone."""
         lake = self.course.lake
         xs, ys = zip(*(self.xy(c) for c in lake.cells), strict=True)
-        pad = SIZE * 1.6
+        pad = SIZE * PAD
         x0, y0 = min(xs) - pad, min(ys) - pad
         width, height = max(xs) - x0 + pad, max(ys) - y0 + pad
+        lake_label = gettext("the lake")
         head = (f'xmlns="http://www.w3.org/2000/svg" viewBox="{x0:.1f} {y0:.1f} {width:.1f} {height:.1f}" '
-                f'role="img" aria-label="the lake"')
+                f'role="img" aria-label="{escape(lake_label)}"')
+        self.box = (x0, y0, width, height)
         self.out = []
         self.out.append(
             "<defs>"
@@ -105,13 +118,14 @@ class Board:
             f'height="{height - pad * 0.7:.1f}" rx="{SIZE * 0.6:.1f}"/>'
         )
         self._cells()
+        self._compass(x0 + pad * 0.3, y0 + pad * 0.68)
         self._line()
         base = "".join(self.out)
         self.out = []
         self._buoys()
         buoys = "".join(self.out)
         self.out = []
-        return head, base, buoys
+        return head, base, buoys, self.box
 
     # --- layers ---------------------------------------------------------------------
 
@@ -131,19 +145,54 @@ class Board:
         self.out.append("</g>")
 
     def _line(self) -> None:
-        self.out.append('<g class="start-finish"><title>start/finish line</title>')
-        for cell in self.course.line:
+        """The start/finish line, and a dashed connector from buoy 0 to the line cell nearest
+        to it: buoy 0 may stand inland, the line starts as close to it as the water allows (R3)."""
+        course = self.course
+        title = escape(_("start/finish line"))  # outside the f-string: makemessages does not look inside
+        self.out.append(f'<g class="start-finish"><title>{title}</title>')
+        for cell in course.line:
             self.out.append(self._poly(cell, "line"))
         self.out.append("</g>")
+        if not course.buoys or not course.line:
+            return
+        bx, by = self.xy(course.buoys[0])
+        nearest = min(course.line, key=lambda c: math.dist(self.xy(c), (bx, by)))
+        lx, ly = self.xy(nearest)
+        length = math.dist((bx, by), (lx, ly))
+        if length < SIZE * 0.1:
+            return
+        # from the buoy's rim to the line cell's inner circle
+        ux, uy = (lx - bx) / length, (ly - by) / length
+        r0, r1 = SIZE * 0.62, SIZE * 0.55
+        if length <= r0 + r1:
+            return
+        x1, y1, x2, y2 = bx + ux * r0, by + uy * r0, lx - ux * r1, ly - uy * r1
+        d = f"M{x1:.1f},{y1:.1f} L{x2:.1f},{y2:.1f}"
+        title = escape(_("buoy 0 and its start/finish line"))
+        self.out.append(
+            f'<g class="start-link"><title>{title}</title>'
+            f'<path class="start-link-under" d="{d}"/><path class="start-link-over" d="{d}"/></g>'
+        )
+
+    def _compass(self, x: float, y: float) -> None:
+        """A north arrow: it turns with the lake when a phone shows it upright."""
+        s = SIZE * 0.5
+        north, letter = escape(_("north")), escape(pgettext("compass", "N"))
+        self.out.append(
+            f'<g class="compass" transform="translate({x:.1f},{y:.1f})"><title>{north}</title>'
+            f'<path d="M0,{-s:.1f} L{s * 0.45:.1f},{s * 0.5:.1f} L0,{s * 0.2:.1f} L{-s * 0.45:.1f},{s * 0.5:.1f} z"/>'
+            f'<text x="0" y="{-s - 3:.1f}">{letter}</text></g>'
+        )
 
     def _paths(self) -> None:
         for boat in self.boats:
             if not boat.path or boat.start is None:
                 continue
             points = " ".join(f"{x:.1f},{y:.1f}" for x, y in (self.xy(c) for c in (boat.start, *boat.path)))
+            title = gettext("last move of %(color)s") % {"color": color_name(boat.color)}
             self.out.append(
                 f'<polyline class="last-path {boat.color}" points="{points}" stroke="{BOAT_COLORS.get(boat.color, "#333")}">'
-                f"<title>{boat.color.capitalize()}'s last move</title></polyline>"
+                f"<title>{escape(title)}</title></polyline>"
             )
 
     def _always_shown(self) -> set[int]:
@@ -168,18 +217,27 @@ class Board:
             if gate is not None:
                 self._chevrons(gate)
             kind = "start" if number == 0 else "round"
-            title = "buoy 0 (start)" if number == 0 else f"buoy {number}, rounded {gate.sense.word if gate else ''}"
+            title = gettext("buoy 0 (start)") if number == 0 else (
+                (gettext("buoy %(number)s, rounded leftward") if gate and gate.sense.value == "ccw"
+                 else gettext("buoy %(number)s, rounded rightward")) % {"number": number})
             self.out.append(f"<title>{escape(title)}</title>")
-            self.out.append(f'<circle class="buoy {kind}" cx="{x:.1f}" cy="{y:.1f}" r="{SIZE * 0.55:.1f}"/>')
+            if number == 0:  # chequered like the line it belongs to (R3)
+                self.out.append(f'<circle class="buoy-ring" cx="{x:.1f}" cy="{y:.1f}" r="{SIZE * 0.62:.1f}"/>')
+                self.out.append(f'<circle class="buoy start" cx="{x:.1f}" cy="{y:.1f}" r="{SIZE * 0.4:.1f}"/>')
+            else:
+                self.out.append(f'<circle class="buoy {kind}" cx="{x:.1f}" cy="{y:.1f}" r="{SIZE * 0.55:.1f}"/>')
             self.out.append(f'<text class="buoy-number" x="{x:.1f}" y="{y + 4.5:.1f}">{number}</text>')
             if gate is not None:
                 self._rounding_arrow(x, y, gate.sense.value == "ccw")
             self.out.append("</g>")
         if course.finish_buoy is not None:
             x, y = self.xy(course.finish_buoy)
+            finish = gettext("finish buoy")
             self.out.append(
-                f'<g class="buoy-group"><title>finish buoy</title><circle class="buoy finish" cx="{x:.1f}" cy="{y:.1f}" '
-                f'r="{SIZE * 0.55:.1f}"/><text class="buoy-number" x="{x:.1f}" y="{y + 4.5:.1f}">F</text></g>'
+                f'<g class="buoy-group"><title>{escape(finish)}</title>'
+                f'<circle class="buoy-ring" cx="{x:.1f}" cy="{y:.1f}" r="{SIZE * 0.62:.1f}"/>'
+                f'<circle class="buoy finish" cx="{x:.1f}" cy="{y:.1f}" r="{SIZE * 0.4:.1f}"/>'
+                f'<text class="buoy-number" x="{x:.1f}" y="{y + 4.5:.1f}">F</text></g>'
             )
 
     def _rounding_arrow(self, x: float, y: float, ccw: bool) -> None:
@@ -230,17 +288,20 @@ class Board:
             )
 
     def _options(self) -> None:
+        """The previews of the three directions after a roll (R7): an arrow along the path and
+        a disc with the cells moved at its end, which is also a tap target. A disc never
+        covers a boat: a direction that does not move puts its disc off the boat, towards
+        that direction (into the frame at the lake's edge, which has room for it)."""
+        boat = next((b for b in self.boats if b.cell is not None and b.color == self.focus), None)
+        start = boat.cell if boat else None
+        if start is None:
+            return
+        sx, sy = self.xy(start)
+        ends = self._disc_places(start)
         for option in self.options:
-            boat = next((b for b in self.boats if b.cell is not None and b.color == self.focus), None)
-            start = boat.cell if boat else None
-            if start is None:
-                continue
-            cells = [start, *option.path] if option.path else [start]
-            points = [self.xy(c) for c in cells]
-            # an arrow one third of a cell long shows a boat that turns without moving
-            if len(points) == 1:
-                dx, dy = pixel(DIRECTIONS[option.direction], SIZE * 0.6)
-                points.append((points[0][0] + dx, points[0][1] + dy))
+            points = [(sx, sy), *(self.xy(c) for c in option.path)]
+            if not option.path:
+                points.append(ends[option.direction])
             text = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
             cls = "option" + (" allowed" if option.allowed else " refused") + (" crash" if option.crash else "")
             label = str(len(option.path))
@@ -249,20 +310,60 @@ class Board:
             if option.finishes:
                 label += " F"
             name = DIRECTION_NAMES[option.direction]
-            title = f"{name}: {len(option.path)} cells" + (f", crash: {option.damage} damage" if option.crash else "")
+            cells = len(option.path)
+            title = f"{name}: " + ngettext("%(cells)s cell", "%(cells)s cells", cells) % {"cells": cells}
+            if option.crash:
+                title += ", " + gettext("crash: %(damage)s damage") % {"damage": option.damage}
             if option.rounded:
-                title += ", rounds buoy " + " and ".join(map(str, option.rounded))
+                title += ", " + ngettext("rounds buoy %(buoys)s", "rounds buoys %(buoys)s", len(option.rounded)) % {
+                    "buoys": " & ".join(map(str, option.rounded))}
             if option.finishes:
-                title += ", finishes"
+                title += ", " + gettext("finishes!")
             if not option.allowed:
-                title += " (not allowed: another direction goes further)"
+                title += " (" + gettext("not allowed: another direction goes further") + ")"
             lx, ly = points[-1]
+            tab = ' tabindex="0" role="button"' if option.allowed else ""
             self.out.append(
-                f'<g class="{cls}" data-direction="{option.direction}"><title>{escape(title)}</title>'
+                f'<g class="{cls}" data-direction="{option.direction}"{tab}><title>{escape(title)}</title>'
                 f'<polyline points="{text}" marker-end="url(#head)"/>'
-                f'<circle class="option-end" cx="{lx:.1f}" cy="{ly:.1f}" r="{SIZE * 0.5:.1f}"/>'
-                f'<text x="{lx:.1f}" y="{ly + 4:.1f}">{escape(label)}</text></g>'
+                f'<circle class="option-hit" cx="{lx:.1f}" cy="{ly:.1f}" r="{SIZE * HIT:.1f}"/>'
+                f'<circle class="option-end" cx="{lx:.1f}" cy="{ly:.1f}" r="{SIZE * DISC:.1f}"/>'
+                f'<text x="{lx:.1f}" y="{ly + 3.5:.1f}">{escape(label)}</text></g>'
             )
+
+    def _disc_places(self, start: Hex) -> dict[int, tuple[float, float]]:
+        """Where the disc of each option that does not move stands: towards its direction,
+        off the boat, clear of every boat (one may stand on the next cell: R8's passing shift)
+        and of the other discs, inside the frame; the first free place of a few rings round
+        the boat. Options that move put their disc on their final cell, which holds no boat."""
+        sx, sy = self.xy(start)
+        radius = SIZE * DISC
+        x0, y0, width, height = self.box
+        boats = [self.xy(b.cell) for b in self.boats if b.cell is not None]
+        taken = [self.xy(o.path[-1]) for o in self.options if o.path]
+        places: dict[int, tuple[float, float]] = {}
+        step = SIZE * SQRT3  # the distance between neighbouring cells
+        for option in sorted((o for o in self.options if not o.path), key=lambda o: o.direction):
+            gx, gy = pixel(DIRECTIONS[option.direction], 1.0)
+            base = math.atan2(gy, gx)
+            best = (sx + gx * step * OFFSET, sy + gy * step * OFFSET)
+            for ring in (OFFSET, 1.25, 1.7):
+                found = None
+                for turn in (0, 20, -20, 40, -40, 60, -60, 90, -90, 120, -120, 180):
+                    a = base + math.radians(turn)
+                    x, y = sx + math.cos(a) * step * ring, sy + math.sin(a) * step * ring
+                    inside = x0 + radius <= x <= x0 + width - radius and y0 + radius <= y <= y0 + height - radius
+                    clear = all(math.dist((x, y), b) >= SIZE * 0.75 + radius for b in boats) and all(
+                        math.dist((x, y), t) >= 2 * radius + 1 for t in taken)
+                    if inside and clear:
+                        found = (x, y)
+                        break
+                if found is not None:
+                    best = found
+                    break
+            places[option.direction] = best
+            taken.append(best)
+        return places
 
     def _boats(self) -> None:
         for boat in self.boats:
@@ -275,23 +376,34 @@ class Board:
                    f"{-s * 0.6:.1f},{s * 0.3:.1f} {s * 0.2:.1f},{s * 0.38:.1f}"
             state = " sunk" if boat.sunk else " finished" if boat.finished else ""
             fill = BOAT_COLORS.get(boat.color, "#888")
+            title = gettext("%(color)s, heading %(heading)s") % {"color": color_name(boat.color),
+                                                                  "heading": DIRECTION_NAMES[boat.heading]}
             self.out.append(
                 f'<g class="boat {boat.color}{state}" transform="translate({x:.1f},{y:.1f}) rotate({angle})">'
-                f"<title>{boat.color.capitalize()}, heading {DIRECTION_NAMES[boat.heading]}</title>"
+                f"<title>{escape(title)}</title>"
                 f'<polygon points="{hull}" fill="{fill}"/><circle r="{s * 0.12:.1f}" cx="{-s * 0.15:.1f}" cy="0"/></g>'
             )
 
 
-_STATIC: weakref.WeakKeyDictionary[Course, tuple[str, str, str]] = weakref.WeakKeyDictionary()
+Layers = tuple[str, str, str, tuple[float, float, float, float]]
+_STATIC: weakref.WeakKeyDictionary[Course, dict[str, Layers]] = weakref.WeakKeyDictionary()
 
 
-def static_layers(course: Course) -> tuple[str, str, str]:
-    """The course's static layers, drawn once per course object (courses are cached per
-    process by their key, games.state.course_by_key, and are immutable)."""
-    layers = _STATIC.get(course)
+def static_layers(course: Course) -> Layers:
+    """The course's static layers, drawn once per course object and language (courses are
+    cached per process by their key, games.state.course_by_key, and are immutable)."""
+    by_language = _STATIC.setdefault(course, {})
+    language = get_language() or "en"
+    layers = by_language.get(language)
     if layers is None:
-        layers = _STATIC[course] = Board(course).render_static()
+        layers = by_language[language] = Board(course).render_static()
     return layers
+
+
+def board_size(course: Course) -> tuple[float, float]:
+    """Width and height of the board's viewBox (the page turns the board on a portrait screen)."""
+    _x, _y, width, height = static_layers(course)[3]
+    return width, height
 
 
 def board_svg(

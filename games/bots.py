@@ -16,6 +16,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from games.engine import Phase
 from games.engine.bot import LEVELS, ExpectimaxPlayer, make_player
@@ -78,6 +79,6 @@ def play_house_bot(*, user: Any, level: str, **options: Any) -> Game:
     accepted already and does nothing, so the caller always gets the game."""
     bot = house_bots().filter(bot_level=level).first()
     if bot is None:
-        raise ServiceError(f"there is no {level} bot here: use one of {', '.join(LEVELS)}", "level")
+        raise ServiceError(_("there is no %(level)s bot here: use one of %(value)s") % {"level": level, "value": ', '.join(LEVELS)}, "level")
     challenge = services.challenge_create(user=user, opponent=bot, **options)
     return services.challenge_accept(user=bot, challenge_id=challenge.pk)

@@ -7,18 +7,32 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from games.engine import Change, DiceChoice
 
+from .errors import ServiceError
 from .models import DAYS_PER_MOVE, GRACE_DAYS, ColorChoice, CourseLetter, LakeSide
 
 User = get_user_model()
 
 
+@lazy
+def _days_per_move(days: int) -> str:
+    return ngettext("%(days)d day per move", "%(days)d days per move", days) % {"days": days}
+
+
+@lazy
+def _grace_days(days: int) -> str:
+    return ngettext("%(days)d day of grace", "%(days)d days of grace", days) % {"days": days}
+
+
 class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
     """The name rules are on ``User.username`` (accounts/names.py)."""
 
-    email = forms.EmailField(required=True, help_text="for your-turn emails and password resets")
+    email = forms.EmailField(required=True, label=_("Email"), help_text=_("for your-turn emails and password resets"))
 
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
         model = User
@@ -30,20 +44,20 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
 
 
 class ChallengeForm(forms.Form):
-    color = forms.ChoiceField(choices=ColorChoice.choices, initial=ColorChoice.RANDOM, label="Your colour")
+    color = forms.ChoiceField(choices=ColorChoice.choices, initial=ColorChoice.RANDOM, label=_("Your colour"))
     days_per_move = forms.TypedChoiceField(
-        choices=[(d, f"{d} day{'s' if d > 1 else ''} per move") for d in DAYS_PER_MOVE], coerce=int, initial=3,
-        label="Time control",
+        choices=[(d, _days_per_move(d)) for d in DAYS_PER_MOVE], coerce=int, initial=3,
+        label=_("Time control"),
     )
     grace_days = forms.TypedChoiceField(
-        choices=[(d, f"{d} day{'s' if d != 1 else ''} of grace") for d in GRACE_DAYS], coerce=int, initial=7,
+        choices=[(d, _grace_days(d)) for d in GRACE_DAYS], coerce=int, initial=7,
         required=False, empty_value=7,
-        label="Grace bank", help_text="used when a move takes longer than its days; the game is lost when it is gone",
+        label=_("Grace bank"), help_text=_("used when a move takes longer than its days; the game is lost when it is gone"),
     )
-    course_letter = forms.ChoiceField(choices=CourseLetter.choices, required=False, initial="", label="Course")
-    lake_side = forms.ChoiceField(choices=LakeSide.choices, initial=LakeSide.STANDARD, label="Lake")
-    rated = forms.BooleanField(required=False, initial=True)
-    opponent = forms.CharField(required=False, label="Challenge a player (username; empty: open to all)")
+    course_letter = forms.ChoiceField(choices=CourseLetter.choices, required=False, initial="", label=_("Course"))
+    lake_side = forms.ChoiceField(choices=LakeSide.choices, initial=LakeSide.STANDARD, label=_("Lake"))
+    rated = forms.BooleanField(required=False, initial=True, label=_("Rated"))
+    opponent = forms.CharField(required=False, label=_("Challenge a player (username; empty: open to all)"))
 
     def clean_opponent(self) -> Any:
         name = self.cleaned_data["opponent"].strip()
@@ -52,12 +66,12 @@ class ChallengeForm(forms.Form):
         try:
             return User.objects.get(username__iexact=name)
         except User.DoesNotExist:
-            raise forms.ValidationError(f"there is no player called {name!r}") from None
+            raise forms.ValidationError(_("there is no player called %(name)r") % {"name": name}) from None
 
 
 class PlaceForm(forms.Form):
     ply = forms.IntegerField(min_value=0)
-    cell = forms.RegexField(regex=r"^-?\d+,-?\d+$", error_messages={"invalid": "pick a start cell"})
+    cell = forms.RegexField(regex=r"^-?\d+,-?\d+$", error_messages={"invalid": _("pick a start cell")})
     heading = forms.TypedChoiceField(choices=[(i, i) for i in range(6)], coerce=int)
 
     def cell_value(self) -> tuple[int, int]:
@@ -69,7 +83,7 @@ class DiceForm(forms.Form):
     ply = forms.IntegerField(min_value=0)
     change = forms.RegexField(
         regex=r"^(keep|add|remove-\d+)$",
-        error_messages={"required": "choose keep, add or remove a die", "invalid": "choose keep, add or remove a die"},
+        error_messages={"required": _("choose keep, add or remove a die"), "invalid": _("choose keep, add or remove a die")},
     )
     reroll = forms.TypedMultipleChoiceField(choices=[(i, i) for i in range(64)], coerce=int, required=False)
 
@@ -88,30 +102,43 @@ class DirectionForm(forms.Form):
 
 
 class ResignForm(forms.Form):
-    confirm = forms.BooleanField(required=True, error_messages={"required": "tick the box to confirm"})
+    confirm = forms.BooleanField(required=True, error_messages={"required": _("tick the box to confirm")})
 
 
 class PreferencesForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = User
-        fields = ("email", "email_mode", "digest_hour", "reminder_hours", "time_zone")
+        fields = ("email", "email_mode", "digest_hour", "reminder_hours", "time_zone", "language", "bot_turn_emails")
         widgets = {"email_mode": forms.RadioSelect}
-        labels = {"email_mode": "Emails", "digest_hour": "Digest at (your local hour, 0–23)",
-                  "reminder_hours": "Remind me when this many hours are left"}
+        labels = {"email": _("Email"), "email_mode": _("Emails"), "digest_hour": _("Digest at (your local hour, 0–23)"),
+                  "reminder_hours": _("Remind me when this many hours are left"), "time_zone": _("Time zone"),
+                  "language": _("Language"),
+                  "bot_turn_emails": _("Email “your turn” in games against the house bots too")}
+        help_texts = {"language": _("of the pages and your emails; empty: your browser's"),
+                      "bot_turn_emails": _(
+                          "Off: the bots answer within seconds, so you are only told when a game against them ends. "
+                          "A move you saw live on the game page is never emailed.")}
 
     def clean_digest_hour(self) -> int:
         hour = self.cleaned_data["digest_hour"]
         if not 0 <= hour <= 23:
-            raise forms.ValidationError("an hour is 0 to 23")
+            raise forms.ValidationError(_("an hour is 0 to 23"))
         return int(hour)
 
     def clean_reminder_hours(self) -> int:
         hours = self.cleaned_data["reminder_hours"]
         if not 1 <= hours <= 24 * 14:
-            raise forms.ValidationError("between 1 and 336 hours")
+            raise forms.ValidationError(_("between 1 and 336 hours"))
         return int(hours)
 
 
 class VacationForm(forms.Form):
-    days = forms.IntegerField(min_value=1, max_value=366, required=False,
-                              help_text="empty: all the days you have left this year")
+    days = forms.IntegerField(min_value=1, max_value=366, required=False, label=_("Days"),
+                              help_text=_("empty: all the days you have left this year"))
+
+
+def form_error(form: forms.Form) -> ServiceError:
+    """A turn form's first error as the refusal the game pages show (field and message), the
+    same shape as a service's refusal."""
+    field, errors = next(iter(form.errors.items()))
+    return ServiceError(f"{field}: {' '.join(errors)}", field)

@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from . import glicko2
 
@@ -23,18 +24,18 @@ PROVISIONAL_DEVIATION = 110.0
 
 
 class LakeSide(models.TextChoices):
-    STANDARD = "standard", "standard (dark blue)"
-    EXPERT = "expert", "expert (light blue, more islands)"
+    STANDARD = "standard", _("standard (dark blue)")
+    EXPERT = "expert", _("expert (light blue, more islands)")
 
 
 class ColorChoice(models.TextChoices):
-    YELLOW = "yellow", "Yellow (places first)"
-    RED = "red", "Red (moves first)"
-    RANDOM = "random", "random"
+    YELLOW = "yellow", _("Yellow (places first)")
+    RED = "red", _("Red (moves first)")
+    RANDOM = "random", _("random")
 
 
 class CourseLetter(models.TextChoices):
-    RANDOM = "", "random"
+    RANDOM = "", _("random")
     A = "A", "A"
     B = "B", "B"
     C = "C", "C"
@@ -66,9 +67,18 @@ class Challenge(models.Model):
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.OPEN, db_index=True)
     created_at = models.DateTimeField(default=timezone.now)
     game = models.OneToOneField("Game", on_delete=models.SET_NULL, null=True, blank=True, related_name="challenge")
+    rematch_of = models.ForeignKey(
+        "Game", on_delete=models.SET_NULL, null=True, blank=True, related_name="rematches",
+        help_text="a rematch offered after this game (same settings, colours swapped)",
+    )
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            # one rematch offer at a time per game (the second player's offer accepts the first)
+            models.UniqueConstraint(fields=["rematch_of"], condition=models.Q(status="open"),
+                                    name="one_open_rematch_per_game"),
+        ]
 
     def __str__(self) -> str:
         to = f" to {self.opponent}" if self.opponent_id else ""
@@ -406,3 +416,120 @@ class RatingChange(models.Model):
     @property
     def delta(self) -> float:
         return self.rating_after - self.rating_before
+
+
+# --- what players do around a game (issue 13): chat with moderation, rematches ----------------
+
+CHAT_MAX_LENGTH = 500
+
+
+class ChatMessage(models.Model):
+    """A line of a game's chat, written by one of its two players, read by everyone who can see
+    the game (spectators read, they do not write). Kept with the game; never edited."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages")
+    text = models.CharField(max_length=CHAT_MAX_LENGTH)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["game", "created_at", "id"]
+        indexes = [models.Index(fields=["game", "-created_at"], name="chat_by_game")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in game {self.game_id}: {self.text[:40]}"
+
+
+class ChatMute(models.Model):
+    """A player has muted the opponent's chat in one game: the opponent's lines are hidden from
+    that player (spectators and the opponent still see them; the opponent is not told)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat_mutes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+",
+                             help_text="the player who muted")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="one_mute_per_game_and_player")]
+
+    def __str__(self) -> str:
+        return f"{self.user} muted the chat of game {self.game_id}"
+
+
+class ChatReport(models.Model):
+    """A player reported a chat line to the staff (listed in the Django admin)."""
+
+    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="reports")
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    resolved = models.BooleanField(default=False, help_text="a staff member has dealt with it")
+
+    class Meta:
+        ordering = ["resolved", "-created_at"]
+        constraints = [models.UniqueConstraint(fields=["message", "reporter"], name="one_report_per_message")]
+
+    def __str__(self) -> str:
+        return f"report by {self.reporter} of chat line {self.message_id}"
+
+
+class LiveEvent(models.Model):
+    """The append-only log of live events (docs/live.md): one row per move, game start, game end
+    or change of a challenge, written after the commit of what caused it (games.live.publish).
+    The streams of every web process read it by id (Last-Event-ID replay); the sweep prunes
+    rows older than a day. No foreign keys: the row is written outside the move's transaction
+    and must never wait for or block a lock."""
+
+    class Kind(models.TextChoices):
+        MOVE = "move"
+        START = "start"
+        FINISH = "finish"
+        CHALLENGE = "challenge"
+        CHAT = "chat"  # a line in a game's chat: the game page reloads its chat
+        SERIES = "series"  # a series changed (issue 16): data["action"] says how, see games.live
+
+    created_at = models.DateTimeField(default=timezone.now)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    game_id = models.BigIntegerField(null=True, blank=True)
+    challenge_id = models.BigIntegerField(null=True, blank=True)
+    series_id = models.BigIntegerField(null=True, blank=True)  # kind "series" only
+    # the people the event concerns (the two players, or a challenge's maker and named opponent)
+    user_a = models.BigIntegerField(null=True, blank=True)
+    user_b = models.BigIntegerField(null=True, blank=True)
+    data = models.JSONField(default=dict)
+
+    class Meta:
+        indexes = [models.Index(fields=["created_at"], name="live_event_created")]
+
+    def __str__(self) -> str:
+        return f"{self.pk} {self.kind} game={self.game_id} challenge={self.challenge_id} series={self.series_id}"
+
+
+class LiveSeen(models.Model):
+    """A player had a game live in front of them (its page's stream, or the API event stream
+    for ``game=None``) at ``at``; refreshed at most once a minute while connected. A held
+    your-turn email for a move made while they were there is dropped (games.notifications)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    game_id = models.BigIntegerField(null=True, blank=True, help_text="empty: the user's event stream (all games)")
+    at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game_id"], name="live_seen_once"),
+            models.UniqueConstraint(fields=["user"], condition=models.Q(game_id__isnull=True),
+                                    name="live_seen_stream_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} saw {self.game_id or 'all'} at {self.at}"
+
+
+# --- series of the boxed game for 2-6 players (issue 16): models in their own module ---------
+from .models_series import (  # noqa: E402,F401
+    SeriesAction,
+    SeriesGame,
+    SeriesRating,
+    SeriesRatingChange,
+    SeriesSeat,
+)

@@ -23,40 +23,71 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone, translation
+from django.utils.translation import gettext, gettext_noop, ngettext
 
+from games.engine.bot import LEVELS
+
+from . import live
 from .models import COLORS, Challenge, EmailLog, Game
+from .reasons import color_name, group_text, outcome_text, rank_text, reason_text
 from .signals import emails_recorded
 
 log = logging.getLogger(__name__)
 User = get_user_model()
 UNSUBSCRIBE_SALT = "powerboats.unsubscribe"
 
+# translated when the email is written, in the recipient's language (docs/i18n.md)
 SUBJECTS = {
-    "your_turn": "Your turn in game {game}",
-    "reminder": "Reminder: your move in game {game} is due {due}",
-    "game_over": "Game {game} is over: {result}",
-    "challenge": "{by} challenges you to a game of Powerboats",
-    "pairing": "New pairing: round {round} of {tournament}",
-    "digest": "Your turn in {count} game{plural}",
-    "tournament_over": "{tournament} is over: you finished {rank} of {players}",
+    "your_turn": gettext_noop("Your turn in game {game}"),
+    "reminder": gettext_noop("Reminder: your move in game {game} is due {due}"),
+    "game_over": gettext_noop("Game {game} is over: {result}"),
+    "challenge": gettext_noop("{by} challenges you to a game of Powerboats"),
+    "pairing": gettext_noop("New pairing: round {round} of {tournament}"),
+    "digest": None,  # a plural: ngettext in message_for
+    "tournament_over": gettext_noop("{tournament} is over: you finished {rank} of {players}"),
     # round-robin groups and the Competition (tournaments.services_formats)
-    "group_start": "{title}: you play in {group}",
-    "group_over": "{title} is over: {outcome}",
+    "group_start": gettext_noop("{title}: you play in {group}"),
+    "group_over": gettext_noop("{title} is over: {outcome}"),
+    # series of the boxed game (games.services_series)
+    "series_turn": gettext_noop("Your turn in series {series} (race {race})"),
+    "series_over": gettext_noop("Series {series} is over: {result}"),
+    "series_reminder": gettext_noop("Reminder: your move in series {series} is due {due}"),
 }
 
 
+UNSUBSCRIBE_PURPOSE = "unsubscribe"
+
+
 def unsubscribe_token(user: Any) -> str:
-    return signing.dumps({"u": user.pk}, salt=UNSUBSCRIBE_SALT)
+    """A signed, timestamped token for one-click unsubscribing (RFC 8058): it names the user
+    and its purpose, and :func:`user_from_token` accepts it for ``UNSUBSCRIBE_LINK_DAYS``."""
+    return signing.dumps({"u": user.pk, "p": UNSUBSCRIBE_PURPOSE}, salt=UNSUBSCRIBE_SALT)
+
+
+class BadToken(Exception):
+    """An unsubscribe token that is forged, for another purpose, or expired (``expired``)."""
+
+    def __init__(self, expired: bool = False) -> None:
+        super().__init__("expired" if expired else "invalid")
+        self.expired = expired
 
 
 def user_from_token(token: str) -> Any:
-    """The user a token was made for, or None when it is not ours."""
+    """The user an unsubscribe token was made for; raises :class:`BadToken` when it is not
+    ours, not for unsubscribing, or older than ``UNSUBSCRIBE_LINK_DAYS``."""
     try:
-        data = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+        data = signing.loads(token, salt=UNSUBSCRIBE_SALT, max_age=timedelta(days=settings.UNSUBSCRIBE_LINK_DAYS))
+    except signing.SignatureExpired:
+        raise BadToken(expired=True) from None
     except signing.BadSignature:
-        return None
-    return User.objects.filter(pk=data.get("u")).first()
+        raise BadToken() from None
+    if not isinstance(data, dict) or data.get("p") != UNSUBSCRIBE_PURPOSE:
+        raise BadToken()
+    user = User.objects.filter(pk=data.get("u")).first()
+    if user is None:
+        raise BadToken()
+    return user
 
 
 def absolute(path: str) -> str:
@@ -116,8 +147,13 @@ def queue(entry_id: int) -> None:
 
 
 def your_turn(game: Game) -> list[Email]:
-    """The player to move is told (once per ply)."""
-    return [(game.player(game.to_move), "your_turn", f"game:{game.pk}:ply:{game.ply}", {"game": game.pk})]
+    """The player to move is told (once per ply) — but not in a game against a house bot, whose
+    answers come within seconds, unless the player asked for those (``bot_turn_emails``,
+    Settings; issue 13). The players are loaded with the game: no query."""
+    player, opponent = game.player(game.to_move), game.player(1 - game.to_move)
+    if opponent.is_bot and opponent.bot_level in LEVELS and not player.bot_turn_emails:
+        return []
+    return [(player, "your_turn", f"game:{game.pk}:ply:{game.ply}", {"game": game.pk})]
 
 
 def reminder(game: Game) -> list[Email]:
@@ -141,7 +177,17 @@ def challenge(challenge: Challenge) -> list[Email]:
 def local(when: datetime | None, user: Any) -> str:
     if when is None:
         return "—"
-    return timezone.localtime(when, user.tz).strftime("%a %d %b %Y %H:%M") + f" ({user.time_zone})"
+    # day and month names, and their order, in the active language (the recipient's, see message_for)
+    return formats.date_format(timezone.localtime(when, user.tz), long_datetime_format()) + f" ({user.time_zone})"
+
+
+def long_datetime_format() -> str:
+    """The active language's ``LONG_DATETIME`` (powerboats_site/formats/<lang>/formats.py)."""
+    for module in formats.get_format_modules(translation.get_language()):
+        value = getattr(module, "LONG_DATETIME", None)
+        if value:
+            return str(value)
+    return "D j M Y H:i"
 
 
 def _game_context(user: Any, game: Game) -> dict[str, Any]:
@@ -151,7 +197,7 @@ def _game_context(user: Any, game: Game) -> dict[str, Any]:
     return {
         "game": game,
         "opponent": opponent,
-        "color": COLORS[seat] if seat is not None else None,
+        "color": color_name(COLORS[seat]) if seat is not None else None,
         "link": absolute(reverse("game", args=[game.pk])),
         "deadline": local(game.deadline, user),
         "move_deadline": local(game.move_deadline, user),
@@ -162,7 +208,13 @@ def _game_context(user: Any, game: Game) -> dict[str, Any]:
 
 
 def message_for(entry: EmailLog) -> EmailMultiAlternatives:
+    """The email in the recipient's language (``User.language``, else the site's) and time zone."""
     user = entry.user
+    with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.tz):
+        return _message_for(entry, user)
+
+
+def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
     event = entry.event
     context: dict[str, Any] = {"user": user, "event": event, "site": settings.SITE_URL}
     fields: dict[str, Any] = {}
@@ -170,7 +222,8 @@ def message_for(entry: EmailLog) -> EmailMultiAlternatives:
         game = Game.objects.select_related("yellow", "red", "winner").get(pk=entry.data["game"])
         context.update(_game_context(user, game))
         fields = {"game": game.pk, "due": local(game.deadline, user),
-                  "result": "you won" if context["won"] else "a draw" if context["draw"] else "you lost"}
+                  "result": gettext("you won") if context["won"] else gettext("a draw") if context["draw"]
+                  else gettext("you lost")}
     if event == "challenge":
         challenge = Challenge.objects.select_related("created_by").get(pk=entry.data["challenge"])
         context.update(challenge=challenge, link=absolute(reverse("lobby")))
@@ -179,20 +232,41 @@ def message_for(entry: EmailLog) -> EmailMultiAlternatives:
         games = Game.objects.filter(pk__in=entry.data["games"]).select_related("yellow", "red").order_by("deadline")
         context["games"] = [_game_context(user, g) for g in games]
         context["link"] = absolute(reverse("my_games"))
-        fields = {"count": len(context["games"]), "plural": "" if len(context["games"]) == 1 else "s"}
+        fields = {"count": len(context["games"])}
     if event in ("pairing", "tournament_over"):
         context.update(entry.data)
+        if "color" in entry.data:
+            context["color"] = color_name(entry.data["color"])
+        if "rank" in entry.data:
+            context["rank"] = rank_text(entry.data["rank"])
         fields.update(round=entry.data.get("round"), tournament=entry.data.get("tournament_name"),
-                      rank=entry.data.get("rank"), players=entry.data.get("players"))
+                      rank=context.get("rank"), players=entry.data.get("players"))
     if event == "tournament_over":
         context["link"] = absolute(reverse("tournament", args=[entry.data["tournament"]]))
     if event in ("group_start", "group_over"):
-        context.update(entry.data, link=absolute(entry.data["path"]))
-        fields.update(title=entry.data["title"], group=entry.data["group"], outcome=entry.data.get("outcome"))
+        context.update(entry.data, link=absolute(entry.data["path"]), group=group_text(entry.data["group"]))
+        context["games"] = [{**g, "color": color_name(g.get("color", ""))} for g in entry.data.get("games", [])]
+        if entry.data.get("outcome"):
+            context["outcome"] = outcome_text(entry.data["outcome"])
+        fields.update(title=entry.data["title"], group=context["group"], outcome=context.get("outcome"))
+    if "series" in entry.data:
+        from .models_series import SeriesGame
+
+        series = SeriesGame.objects.select_related("winner").get(pk=entry.data["series"])
+        context.update(series=series, link=absolute(reverse("series", args=[series.pk])),
+                       deadline=local(series.deadline, user), move_deadline=local(series.move_deadline, user),
+                       table=list(series.seats.filter(index__isnull=False).select_related("user").order_by("place")))
+        fields = {"series": series.pk, "race": "ABC"[series.race], "result": reason_text(series.result_reason),
+                  "due": context["deadline"]}
     unsubscribe = absolute(reverse("unsubscribe", args=[unsubscribe_token(user)]))
     context["unsubscribe"] = unsubscribe
     context["settings_link"] = absolute(reverse("settings"))
-    subject = SUBJECTS[event].format(**fields)
+    template = SUBJECTS[event]
+    if template is None:
+        template = ngettext("Your turn in {count} game", "Your turn in {count} games", fields["count"])
+    else:
+        template = gettext(template)
+    subject = template.format(**fields)
     text = render_to_string(f"email/{event}.txt", context)
     html = render_to_string(f"email/{event}.html", context)
     message = EmailMultiAlternatives(
@@ -201,6 +275,12 @@ def message_for(entry: EmailLog) -> EmailMultiAlternatives:
     )
     message.attach_alternative(html, "text/html")
     return message
+
+
+def _seen_live(entry: EmailLog) -> bool:
+    """A your-turn email for a move the player saw live: they had the game's page (or their API
+    event stream) open when it was made or since (games.live.LiveSeen)."""
+    return entry.event == "your_turn" and live.saw_live(entry.user_id, entry.data.get("game"), entry.created_at)
 
 
 def _moved_on(entry: EmailLog) -> bool:
@@ -218,8 +298,9 @@ def send_logged(entry_id: int) -> bool:
         entry = EmailLog.objects.select_for_update().select_related("user").filter(pk=entry_id).first()
         if entry is None or entry.sent_at is not None:
             return False
-        if not entry.user.wants_email(entry.event) or _moved_on(entry):
-            entry.sent_at = timezone.now()  # unsubscribed since, or the player has moved already: nothing to send
+        if not entry.user.wants_email(entry.event) or _moved_on(entry) or _seen_live(entry):
+            # unsubscribed since, the player has moved already, or saw the move live: nothing to send
+            entry.sent_at = timezone.now()
             entry.save(update_fields=["sent_at"])
             return False
         message_for(entry).send()

@@ -9,12 +9,22 @@ the clock sweep (``sweep_clocks``) makes up for it later (lost bot moves, unsent
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from django.dispatch import receiver
 
-from . import tasks
-from .signals import challenge_made, emails_recorded, move_made
+from . import live, tasks
+from .models import LiveEvent
+from .signals import (
+    challenge_changed,
+    challenge_made,
+    chat_posted,
+    emails_recorded,
+    game_finished,
+    game_started,
+    move_made,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,3 +52,72 @@ def a_house_bot_accepts(sender: Any, challenge_id: int, opponent_is_bot: bool = 
 def recorded_emails_are_sent(sender: Any, ids: list[int], **kwargs: Any) -> None:
     for entry_id in ids:
         _queue(tasks.send_email, entry_id)
+
+
+# --- series of the boxed game (issue 16) ------------------------------------------------------
+from . import tasks_series  # noqa: E402
+from .signals_series import series_bot_to_move, series_changed  # noqa: E402
+
+_bot_turns = threading.local()
+
+
+@receiver(series_bot_to_move, dispatch_uid="series-bots-move")
+def a_house_bot_moves_in_a_series(sender: Any, series_id: int, ply: int, **kwargs: Any) -> None:
+    """Queue the bot's move. When tasks run in the calling thread (eager: tests, the fuzz
+    stage), a bot's move that hands the turn to another bot would call this again from inside
+    the first: a series with only bots left would recurse once per action. So a call made while
+    this thread is already queueing bot moves is appended and taken by the outer loop."""
+    pending: list[tuple[int, int]] | None = getattr(_bot_turns, "pending", None)
+    if pending is not None:
+        pending.append((series_id, ply))
+        return
+    _bot_turns.pending = pending = [(series_id, ply)]
+    try:
+        while pending:
+            _queue(tasks_series.series_bot_move, *pending.pop(0))
+    finally:
+        _bot_turns.pending = None
+
+# --- live events (games/live.py, docs/live.md): one INSERT after the commit --------------------
+
+
+@receiver(move_made, dispatch_uid="live-move")
+def a_move_goes_live(sender: Any, game_id: int, ply: int, user_id_to_move: int | None = None,
+                     turn_passed: bool = False, player_ids: tuple[int, int] | None = None, **kwargs: Any) -> None:
+    a, b = player_ids or (None, None)
+    live.publish(kind=LiveEvent.Kind.MOVE, game_id=game_id, user_a=a, user_b=b, ply=ply, to_move=user_id_to_move,
+                 turn_passed=turn_passed)
+
+
+@receiver(game_started, dispatch_uid="live-start")
+def a_game_start_goes_live(sender: Any, game_id: int, player_ids: tuple[int, int], **kwargs: Any) -> None:
+    live.publish(kind=LiveEvent.Kind.START, game_id=game_id, user_a=player_ids[0], user_b=player_ids[1])
+
+
+@receiver(game_finished, dispatch_uid="live-finish")
+def a_game_end_goes_live(sender: Any, game_id: int, player_ids: tuple[int, int] | None = None,
+                         winner_id: int | None = None, **kwargs: Any) -> None:
+    a, b = player_ids or (None, None)
+    live.publish(kind=LiveEvent.Kind.FINISH, game_id=game_id, user_a=a, user_b=b, winner=winner_id)
+
+
+@receiver(chat_posted, dispatch_uid="live-chat")
+def a_chat_line_goes_live(sender: Any, game_id: int, message_id: int, user_id: int, **kwargs: Any) -> None:
+    # no user_a/user_b: the event is for the game's page, not for its players' other pages
+    live.publish(kind=LiveEvent.Kind.CHAT, game_id=game_id, message=message_id, by=user_id)
+
+
+@receiver(challenge_changed, dispatch_uid="live-challenge")
+def a_challenge_goes_live(sender: Any, challenge_id: int, status: str, created_by_id: int,
+                          opponent_id: int | None = None, game_id: int | None = None, **kwargs: Any) -> None:
+    live.publish(kind=LiveEvent.Kind.CHALLENGE, challenge_id=challenge_id, user_a=created_by_id,
+                 user_b=opponent_id, status=status, **({"game": game_id} if game_id else {}))
+
+
+@receiver(series_changed, dispatch_uid="live-series")
+def a_series_change_goes_live(sender: Any, series_id: int, action: str, ply: int, seats: int | None = None,
+                              rev: int | None = None, **kwargs: Any) -> None:
+    # no user_a/user_b: the series page and the series lobby listen (games.live.Channel), not the
+    # players' two-player pages or the API's user stream
+    live.publish(kind=LiveEvent.Kind.SERIES, series_id=series_id, action=action, ply=ply,
+                 **({"seats": seats, "rev": rev} if seats is not None else {}))

@@ -67,3 +67,11 @@ def history(game: Game, columns: tuple[str, ...] | None = None) -> list[Move]:
     if columns:
         rows = rows.only(*columns)
     return sorted(rows, key=lambda row: row.ply)
+
+
+def live_games(limit: int = 5) -> list[Game]:
+    """Games in progress, the most recently moved first (the home page), in one indexed query."""
+    return list(
+        Game.objects.filter(status=Game.Status.ACTIVE).exclude(phase=Game.Phase.PLACE)
+        .select_related("yellow", "red").order_by("-updated_at")[:limit]
+    )

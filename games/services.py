@@ -33,6 +33,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Vacation
 from games.engine import DiceChoice, EngineError, GameState, Phase, SeededDice, Termination, new_course
@@ -68,7 +69,8 @@ from .models import (
     Seat,
 )
 from .payloads import option_json, placement_json
-from .signals import challenge_made, game_finished, move_made
+from .reasons import engine_message_text
+from .signals import challenge_changed, challenge_made, game_finished, game_started, move_made
 from .state import (
     GAME_STATE_FIELDS,
     SEAT_STATE_FIELDS,
@@ -96,15 +98,15 @@ def is_house_bot(user: Any) -> bool:
 def _check_challenge_options(color: str, days_per_move: int, course_letter: str, lake_side: str,
                              grace_days: int = 7) -> None:
     if grace_days not in GRACE_DAYS:
-        raise ServiceError(f"grace days must be one of {', '.join(map(str, GRACE_DAYS))}", "grace_days")
+        raise ServiceError(_("grace days must be one of %(value)s") % {"value": ', '.join(map(str, GRACE_DAYS))}, "grace_days")
     if color not in ColorChoice.values:
-        raise ServiceError(f"colour must be one of {', '.join(ColorChoice.values)}", "color")
+        raise ServiceError(_("colour must be one of %(value)s") % {"value": ', '.join(ColorChoice.values)}, "color")
     if days_per_move not in DAYS_PER_MOVE:
-        raise ServiceError(f"days per move must be one of {', '.join(map(str, DAYS_PER_MOVE))}", "days_per_move")
+        raise ServiceError(_("days per move must be one of %(value)s") % {"value": ', '.join(map(str, DAYS_PER_MOVE))}, "days_per_move")
     if course_letter not in CourseLetter.values:
-        raise ServiceError("course letter must be A, B, C or empty for random", "course_letter", "R3")
+        raise ServiceError(_("course letter must be A, B, C or empty for random"), "course_letter", "R3")
     if lake_side not in LakeSide.values:
-        raise ServiceError("lake side must be standard or expert", "lake_side", "R2")
+        raise ServiceError(_("lake side must be standard or expert"), "lake_side", "R2")
 
 
 @transaction.atomic
@@ -122,11 +124,12 @@ def challenge_create(
     """An open challenge, or one to a named ``opponent`` (who is told by email)."""
     _check_challenge_options(color, days_per_move, course_letter, lake_side, grace_days)
     if opponent is not None and opponent.pk == user.pk:
-        raise ServiceError("you cannot challenge yourself", "opponent")
+        raise ServiceError(_("you cannot challenge yourself"), "opponent")
     challenge = Challenge.objects.create(
         created_by=user, opponent=opponent, color=color, days_per_move=days_per_move, grace_days=grace_days,
         course_letter=course_letter, lake_side=lake_side, rated=rated,
     )
+    _challenge_changed(challenge)
     if opponent is not None:
         notifications.record(notifications.challenge(challenge))
         to_bot = is_house_bot(opponent)
@@ -136,13 +139,20 @@ def challenge_create(
     return challenge
 
 
+def _challenge_changed(challenge: Challenge) -> None:
+    """Publish the challenge's new status after the commit (live lobby, API event streams)."""
+    kwargs = {"challenge_id": challenge.pk, "status": challenge.status, "created_by_id": challenge.created_by_id,
+              "opponent_id": challenge.opponent_id, "game_id": challenge.game_id}
+    transaction.on_commit(lambda: challenge_changed.send(sender=Challenge, **kwargs))
+
+
 def _locked_open_challenge(challenge_id: int) -> Challenge:
     try:
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
     except Challenge.DoesNotExist:
-        raise NotFound(f"no challenge {challenge_id}", "challenge") from None
+        raise NotFound(_("no challenge %(challenge_id)s") % {"challenge_id": challenge_id}, "challenge") from None
     if challenge.status != Challenge.Status.OPEN:
-        raise Conflict(f"the challenge is {challenge.status}", "challenge")
+        raise Conflict(_("the challenge is %(status)s") % {"status": challenge.status}, "challenge")
     return challenge
 
 
@@ -150,9 +160,10 @@ def _locked_open_challenge(challenge_id: int) -> Challenge:
 def challenge_cancel(*, user: Any, challenge_id: int) -> Challenge:
     challenge = _locked_open_challenge(challenge_id)
     if challenge.created_by_id != user.pk:
-        raise NotAPlayer("only the player who made a challenge can cancel it", "challenge")
+        raise NotAPlayer(_("only the player who made a challenge can cancel it"), "challenge")
     challenge.status = Challenge.Status.CANCELLED
     challenge.save(update_fields=["status"])
+    _challenge_changed(challenge)
     return challenge
 
 
@@ -160,9 +171,10 @@ def challenge_cancel(*, user: Any, challenge_id: int) -> Challenge:
 def challenge_decline(*, user: Any, challenge_id: int) -> Challenge:
     challenge = _locked_open_challenge(challenge_id)
     if challenge.opponent_id != user.pk:
-        raise NotAPlayer("only the challenged player can decline", "challenge")
+        raise NotAPlayer(_("only the challenged player can decline"), "challenge")
     challenge.status = Challenge.Status.DECLINED
     challenge.save(update_fields=["status"])
+    _challenge_changed(challenge)
     return challenge
 
 
@@ -171,9 +183,9 @@ def challenge_accept(*, user: Any, challenge_id: int) -> Game:
     """Accept a challenge: the game is created with a fresh lake and course."""
     challenge = _locked_open_challenge(challenge_id)
     if challenge.created_by_id == user.pk:
-        raise Conflict("you cannot accept your own challenge", "challenge")
+        raise Conflict(_("you cannot accept your own challenge"), "challenge")
     if challenge.opponent_id is not None and challenge.opponent_id != user.pk:
-        raise NotAPlayer("this challenge is for another player", "challenge")
+        raise NotAPlayer(_("this challenge is for another player"), "challenge")
     color = challenge.color
     if color == ColorChoice.RANDOM:
         color = secrets.choice(COLORS)
@@ -186,6 +198,7 @@ def challenge_accept(*, user: Any, challenge_id: int) -> Game:
     challenge.status = Challenge.Status.ACCEPTED
     challenge.game = game
     challenge.save(update_fields=["status", "game"])
+    _challenge_changed(challenge)
     return game
 
 
@@ -205,7 +218,7 @@ def game_create(
     """A new game between two players: a validated course (R2, R3), a secret dice seed, and
     Yellow's clock running for placing."""
     if yellow.pk == red.pk:
-        raise ServiceError("a game needs two different players", "opponent")
+        raise ServiceError(_("a game needs two different players"), "opponent")
     if course_json is None:
         course = new_course(lake_side, course_letter or None)
         course_json = course_data(course)
@@ -224,9 +237,11 @@ def game_create(
     game.save()
     Seat.objects.bulk_create(seats)
     notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold())
-    bot = game.bot_to_move
+    bot, players = game.bot_to_move, (yellow.pk, red.pk)
+    transaction.on_commit(lambda: game_started.send(sender=Game, game_id=game.pk, player_ids=players))
     transaction.on_commit(lambda: move_made.send(
-        sender=Game, game_id=game.pk, ply=0, user_id_to_move=yellow.pk, turn_passed=True, bot_to_move=bot))
+        sender=Game, game_id=game.pk, ply=0, user_id_to_move=yellow.pk, turn_passed=True, bot_to_move=bot,
+        player_ids=players))
     return game
 
 
@@ -255,7 +270,7 @@ def _locked(game_id: int) -> tuple[Game, list[Seat]]:
     row is locked: ``FOR UPDATE OF``; games.loading)."""
     found = game_and_seats(game_id, lock=True)
     if found is None:
-        raise NotFound(f"no game {game_id}", "game")
+        raise NotFound(_("no game %(game_id)s") % {"game_id": game_id}, "game")
     return found
 
 
@@ -271,20 +286,20 @@ def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_
                 previous = IdempotentRequest.objects.filter(user=user, key=idempotency_key).first()
                 if previous is not None:
                     if previous.game_id != game.pk or previous.action != action:
-                        raise Conflict("this Idempotency-Key was used for another request", "Idempotency-Key")
+                        raise Conflict(_("this Idempotency-Key was used for another request"), "Idempotency-Key")
                     return dict(previous.response)
             seat = game.seat_of(user)
             if seat is None:
-                raise NotAPlayer("you do not play in this game", "game")
+                raise NotAPlayer(_("you do not play in this game"), "game")
             _check_not_over(game)
             late = clock.expired(game, now)
             if late:
                 _record(game, seats, _time_out(game, seats, now), now)
             else:
                 if ply is not None and ply != game.ply:
-                    raise StalePly(f"the game is at ply {game.ply}, not {ply}: reload and try again", "ply")
+                    raise StalePly(_("the game is at ply %(ply)s, not %(ply2)s: reload and try again") % {"ply": game.ply, "ply2": ply}, "ply")
                 if not any_turn and seat != game.to_move:
-                    raise NotYourTurn(f"it is {game.player(game.to_move).username}'s turn", "game")
+                    raise NotYourTurn(_("it is %(value)s's turn") % {"value": game.player(game.to_move).username}, "game")
                 answer = _record(game, seats, decide(game, seat, state_of(game, seats), now), now)
                 if idempotency_key:
                     IdempotentRequest.objects.create(
@@ -292,7 +307,7 @@ def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_
                     )
                 return answer
     except IntegrityError as exc:  # another request stored this ply first
-        raise StalePly("another move was stored for this turn first: reload", "ply") from exc
+        raise StalePly(_("another move was stored for this turn first: reload"), "ply") from exc
     raise _time_over(game)  # committed: the game is lost on time, the action does not count
 
 
@@ -300,7 +315,7 @@ def _check_not_over(game: Game) -> None:
     if game.over:
         if game.termination == Termination.TIMEOUT:
             raise _time_over(game)
-        raise GameIsOver(f"the game is over: {game.result_reason}", "game")
+        raise GameIsOver(_("the game is over: %(result_reason)s") % {"result_reason": game.result_reason}, "game")
 
 
 def _time_over(game: Game) -> TimeOver:
@@ -341,9 +356,10 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
         _finish(game, seats)
     elif turn_passed:
         notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold())
-    ply, to_move, bot = game.ply, game.user_id_to_move, game.bot_to_move
+    ply, to_move, bot, players = game.ply, game.user_id_to_move, game.bot_to_move, (game.yellow_id, game.red_id)
     transaction.on_commit(lambda: move_made.send(
-        sender=Game, game_id=game.pk, ply=ply, user_id_to_move=to_move, turn_passed=turn_passed, bot_to_move=bot))
+        sender=Game, game_id=game.pk, ply=ply, user_id_to_move=to_move, turn_passed=turn_passed, bot_to_move=bot,
+        player_ids=players))
     answer = dict(step.answer)
     answer.update(game=game.pk, ply=game.ply, phase=game.phase, status=game.status,
                   to_move=None if game.over else COLORS[game.to_move])
@@ -358,14 +374,17 @@ def _finish(game: Game, seats: Sequence[Seat]) -> None:
     and publish ``game_finished`` after the commit (tournaments close their rounds)."""
     ratings.rate_game(game, seats)
     notifications.record(notifications.game_over(game))
-    transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk))
+    players, winner = (game.yellow_id, game.red_id), game.winner_id
+    transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk, player_ids=players,
+                                                     winner_id=winner))
 
 
 def _engine(call: Callable[[], Any]) -> Any:
     try:
         return call()
     except EngineError as exc:
-        raise IllegalMoveError(exc.message, exc.field, exc.rule if exc.rule.startswith("R") else None) from exc
+        raise IllegalMoveError(engine_message_text(exc.message), exc.field,
+                               exc.rule if exc.rule.startswith("R") else None) from exc
 
 
 def _turn_rows(game: Game, user: Any, move: EngineMove, now: datetime, with_roll: bool) -> tuple[Move, ...]:
@@ -387,7 +406,7 @@ def game_place(*, user: Any, game_id: int, ply: int | None, cell: tuple[int, int
 
     def decide(game: Game, seat: int, state: GameState, now: datetime) -> Step:
         if state.phase is not Phase.PLACE:
-            raise IllegalMoveError("the boats are already placed", "cell", "R5")
+            raise IllegalMoveError(_("the boats are already placed"), "cell", "R5")
         where = (int(cell[0]), int(cell[1]))
         new = _engine(lambda: state.place(where, heading))
         row = place_row(game, user, Placement(seat, COLORS[seat], where, heading), state.ply, now)
@@ -404,7 +423,7 @@ def game_roll(*, user: Any, game_id: int, ply: int | None, choice: DiceChoice,
 
     def decide(game: Game, seat: int, state: GameState, now: datetime) -> Step:
         if state.phase is not Phase.DICE:
-            raise IllegalMoveError(f"the game awaits {state.phase.value}, not a dice choice", "change", "R6")
+            raise IllegalMoveError(_("the game awaits %(value)s, not a dice choice") % {"value": state.phase.value}, "change", "R6")
         dice = SeededDice(bytes.fromhex(game.dice_seed), state.ply)
         new, move = _engine(lambda: state.choose_dice(choice, dice))
         if move is not None:
@@ -426,7 +445,7 @@ def game_choose_direction(*, user: Any, game_id: int, ply: int | None, direction
 
     def decide(game: Game, seat: int, state: GameState, now: datetime) -> Step:
         if state.phase is not Phase.DIRECTION:
-            raise IllegalMoveError(f"the game awaits {state.phase.value}, not a direction: roll first", "direction",
+            raise IllegalMoveError(_("the game awaits %(value)s, not a direction: roll first") % {"value": state.phase.value}, "direction",
                                    "R7")
         new, move = _engine(lambda: state.choose_direction(direction))
         rows = _turn_rows(game, user, move, now, with_roll=False)
@@ -532,13 +551,13 @@ def vacation_start(*, user: Any, days: int | None = None, now: datetime | None =
     now = now or timezone.now()
     User.objects.select_for_update().get(pk=user.pk)  # one vacation change at a time per player
     if active_vacation(user, now):
-        raise Conflict("you are on vacation already", "vacation")
+        raise Conflict(_("you are on vacation already"), "vacation")
     left = vacation_days_left(user, now)
     if left <= timedelta(0):
-        raise ServiceError("no vacation days are left this year", "days")
+        raise ServiceError(_("no vacation days are left this year"), "days")
     length = left if days is None else timedelta(days=days)
     if days is not None and not timedelta(0) < length <= left:
-        raise ServiceError(f"days must be between 1 and the {left.total_seconds() / 86400:.1f} left this year", "days")
+        raise ServiceError(_("days must be between 1 and the %(value)s left this year") % {"value": format(left.total_seconds() / 86400, '.1f')}, "days")
     vacation = Vacation.objects.create(user=user, started_at=now, planned_end=now + length)
     User.objects.filter(pk=user.pk).update(vacation_until=vacation.planned_end)
     user.vacation_until = vacation.planned_end
@@ -552,7 +571,7 @@ def vacation_end(*, user: Any, now: datetime | None = None) -> Vacation:
     now = now or timezone.now()
     vacation = active_vacation(user, now)
     if vacation is None:
-        raise Conflict("you are not on vacation", "vacation")
+        raise Conflict(_("you are not on vacation"), "vacation")
     vacation.ended_at = now
     vacation.save(update_fields=["ended_at"])
     User.objects.filter(pk=user.pk).update(vacation_until=now)

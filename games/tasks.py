@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import F, Q
 from django.utils import timezone
 
-from . import bots, services
+from . import bots, live, services
 from .errors import ServiceError
 from .models import Challenge, EmailLog, Game
 from .notifications import notify, queue, send_logged
@@ -93,7 +93,9 @@ def sweep_clocks() -> dict[str, int]:
     for entry_id in unsent_emails(now):
         queue(entry_id)
         requeued += 1
-    return {"timed_out": timed_out, "reminded": reminded, "released": len(due), "requeued": requeued}
+    pruned = live.prune(now)  # live events older than a day (indexed: live_event_created)
+    return {"timed_out": timed_out, "reminded": reminded, "released": len(due), "requeued": requeued,
+            "live_pruned": pruned}
 
 
 def digest_readers() -> Any:

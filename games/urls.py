@@ -1,10 +1,11 @@
 from django.urls import path
 
-from . import views
+from . import live_views, views, views_series, views_social
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("help/", views.help_page, name="help"),
+    path("rules/", views.rules_page, name="rules"),
     path("lobby/", views.lobby, name="lobby"),
     path("lobby/bot/", views.play_bot, name="play_bot"),
     path("challenges/<id:challenge_id>/<str:action>/", views.challenge_action, name="challenge_action"),
@@ -16,6 +17,26 @@ urlpatterns = [
     path("games/<id:game_id>/roll/", views.roll, name="game_roll"),
     path("games/<id:game_id>/direction/", views.direction, name="game_direction"),
     path("games/<id:game_id>/resign/", views.resign, name="game_resign"),
+    path("series/", views_series.series_lobby, name="series_lobby"),
+    path("series/<id:series_id>/", views_series.series_page, name="series"),
+    path("series/<id:series_id>/place/", views_series.series_place, name="series_place"),
+    path("series/<id:series_id>/roll/", views_series.series_roll, name="series_roll"),
+    path("series/<id:series_id>/direction/", views_series.series_direction, name="series_direction"),
+    path("series/<id:series_id>/resign/", views_series.series_resign, name="series_resign"),
+    path("series/<id:series_id>/<str:action>/", views_series.series_lobby_action, name="series_lobby_action"),
+    path("games/next/", views_social.next_game, name="next_game"),
+    path("games/<id:game_id>/social/", views_social.game_social, name="game_social"),
+    path("games/<id:game_id>/chat/", views_social.chat_post, name="game_chat"),
+    path("games/<id:game_id>/chat/mute/", views_social.chat_mute, name="game_chat_mute"),
+    path("games/<id:game_id>/chat/<id:message_id>/report/", views_social.chat_report, name="game_chat_report"),
+    path("games/<id:game_id>/rematch/", views_social.rematch, name="game_rematch"),
+    path("watch/", views_social.watch, name="watch"),
+    path("players/", views_social.player_search, name="player_search"),
+    path("events/game/<id:game_id>/", live_views.game_events, name="live_game"),
+    path("events/me/", live_views.my_events, name="live_me"),
+    path("events/lobby/", live_views.lobby_events, name="live_lobby"),
+    path("events/series/", live_views.series_lobby_events, name="live_series_lobby"),
+    path("events/series/<id:series_id>/", live_views.series_events, name="live_series"),
     path("settings/", views.settings_page, name="settings"),
     path("email/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
 ]

@@ -12,14 +12,18 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.services import user_set_email_mode
 from games.engine import DIRECTION_NAMES, Phase
 from games.engine.hexgrid import left, right
 
 from . import services
-from .board import BoatView, OptionView, board_svg
+from .board import BoatView, OptionView, board_size, board_svg
 from .bots import house_bots, play_house_bot
 from .errors import ServiceError
 from .forms import (
@@ -31,26 +35,45 @@ from .forms import (
     ResignForm,
     SignUpForm,
     VacationForm,
+    form_error,
 )
 from .models import COLORS, Game, Move
-from .notifications import user_from_token
+from .movetext import long_forms
+from .notifications import BadToken, user_from_token
 from .payloads import dice_options, shown_rows
 from .ratings import display as rating_display
-from .selectors import game_with_seats, games_of, games_to_move, history, open_challenges, ratings_of
+from .rules_examples import examples, legend
+from .selectors import game_with_seats, games_of, history, open_challenges, ratings_of
 from .state import course_of, record_of, state_of
 
 User = get_user_model()
 
 
-def home(request: HttpRequest) -> HttpResponse:
-    context: dict[str, Any] = {}
-    if request.user.is_authenticated:
-        context["to_move"] = list(games_to_move(request.user)[:10])
-    return render(request, "home.html", context)
-
-
 def help_page(request: HttpRequest) -> HttpResponse:
     return render(request, "help.html")
+
+
+RULES_LANGUAGES = ("en", "de", "it")
+
+
+@require_GET
+def rules_page(request: HttpRequest) -> HttpResponse:
+    """The rules as this site enforces them, with boards the engine played (games.rules_examples),
+    in the active language or the one ``?lang=`` names (``en``, ``de``, ``it``)."""
+    asked = request.GET.get("lang")
+    if asked is not None and asked not in RULES_LANGUAGES:
+        return render(request, "400.html", {
+            "title": gettext("No such language"),
+            "message": gettext("lang: the rules are written in %(languages)s, not %(asked)r")
+            % {"languages": ", ".join(RULES_LANGUAGES), "asked": asked},
+        }, status=400)
+    lang = asked or (translation.get_language() or "en").split("-")[0]
+    if lang not in RULES_LANGUAGES:
+        lang = "en"
+    with translation.override(lang):
+        return render(request, f"rules/rules_{lang}.html", {
+            "lang": lang, "languages": RULES_LANGUAGES, "examples": examples(), "legend": legend(),
+        })
 
 
 def health(request: HttpRequest) -> JsonResponse:
@@ -62,7 +85,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.username}! Challenge someone in the lobby.")
+        messages.success(request, _("Welcome, %(name)s! Challenge someone in the lobby.") % {"name": user.username})
         return redirect("lobby")
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -88,7 +111,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
                 form.add_error(exc.field if exc.field in form.fields else None, exc.message)
                 status = exc.status
             else:
-                messages.success(request, "Challenge made.")
+                messages.success(request, _("Challenge made."))
                 return redirect("lobby")
         else:
             status = 400
@@ -96,7 +119,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 
 def _lobby_context(request: HttpRequest, form: Any) -> dict[str, Any]:
-    return {"form": form, "challenges": open_challenges(request.user), "bots": house_bots()}
+    recent = games_of(request.user).filter(status=Game.Status.FINISHED).order_by("-finished_at", "-pk")[:5]
+    return {"form": form, "challenges": open_challenges(request.user), "bots": house_bots(), "recent": recent}
 
 
 @login_required
@@ -126,14 +150,14 @@ def challenge_action(request: HttpRequest, challenge_id: int, action: str) -> Ht
     try:
         if action == "accept":
             game = services.challenge_accept(user=request.user, challenge_id=challenge_id)
-            messages.success(request, "Challenge accepted: the game has started.")
+            messages.success(request, _("Challenge accepted: the game has started."))
             return redirect("game", game_id=game.pk)
         if action == "cancel":
             services.challenge_cancel(user=request.user, challenge_id=challenge_id)
-            messages.success(request, "Challenge cancelled.")
+            messages.success(request, _("Challenge cancelled."))
         elif action == "decline":
             services.challenge_decline(user=request.user, challenge_id=challenge_id)
-            messages.success(request, "Challenge declined.")
+            messages.success(request, _("Challenge declined."))
     except ServiceError as exc:
         messages.error(request, exc.message)
         return render(request, "games/lobby.html", _lobby_context(request, ChallengeForm()), status=exc.status)
@@ -142,7 +166,10 @@ def challenge_action(request: HttpRequest, challenge_id: int, action: str) -> Ht
 
 @login_required
 def my_games(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/my_games.html", {"games": games_of(request.user)})
+    games = list(games_of(request.user))
+    mine = [g for g in games if g.user_id_to_move == request.user.pk]  # your turn first (games_of)
+    waiting = min(mine, key=lambda g: (g.deadline is None, g.deadline, g.pk), default=None)  # oldest deadline
+    return render(request, "games/my_games.html", {"games": games, "next_game": waiting})
 
 
 # --- the game page ------------------------------------------------------------------------
@@ -233,14 +260,17 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
             "to_move": now and not game.over and game.to_move == s.index,
             "next_buoy": s.next_buoy if now else position.boats[s.index].next_buoy,
         })
+    line_index = {c: i + 1 for i, c in enumerate(course.line)}
+    long = dict(zip((row.ply for row in rows), long_forms(rows, COLORS, line_index), strict=True))
     context: dict[str, Any] = {
         "players": players,
         "game": game,
         "board": svg,
+        "board_size": "--bw:{:.0f};--bh:{:.0f}".format(*board_size(course)),
         "at": at,
         "total": total,
         "replaying": replaying,
-        "rows": shown_rows(rows),
+        "rows": [(row, long[row.ply]) for row in shown_rows(rows)],
         "winner": game.player(COLORS.index(game.winner_color)) if game.winner_color else None,
         "your_turn": your_turn,
         "viewer_color": focus,
@@ -251,15 +281,15 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         "direction_names": DIRECTION_NAMES,
     }
     if your_turn and state.phase is Phase.PLACE:
-        line_index = {c: i + 1 for i, c in enumerate(course.line)}
-        context["place_cells"] = [(f"{q},{r}", f"start cell {line_index[(q, r)]}") for q, r in placeable]
+        context["place_cells"] = [(f"{q},{r}", _("start cell %(number)s") % {"number": line_index[(q, r)]})
+                                  for q, r in placeable]
         context["headings"] = list(enumerate(DIRECTION_NAMES))
     if your_turn and state.phase is Phase.DICE:
         context["dice"] = dice_options(state)
         context["dice_json"] = json.dumps(list(state.boat.dice))
     if your_turn and state.phase is Phase.DIRECTION:
         heading = state.boat.heading
-        turn_words = {heading: "straight on", left(heading): "60° left", right(heading): "60° right"}
+        turn_words = {heading: _("straight on"), left(heading): _("60° left"), right(heading): _("60° right")}
         context["options"] = [
             {"option": o, "name": DIRECTION_NAMES[o.direction], "turn": turn_words[o.direction]} for o in state.options()
         ]
@@ -308,9 +338,7 @@ def _act(request: HttpRequest, game_id: int, call: Any) -> HttpResponse:
 
 def _invalid(request: HttpRequest, game_id: int, form: Any) -> HttpResponse:
     game, seats = _loaded(game_id)
-    field, errors = next(iter(form.errors.items()))
-    error = ServiceError(f"{field}: {' '.join(errors)}", field)
-    return render(request, "games/game.html", _game_context(request, game, seats, error), status=400)
+    return render(request, "games/game.html", _game_context(request, game, seats, form_error(form)), status=400)
 
 
 @login_required
@@ -357,7 +385,7 @@ def resign(request: HttpRequest, game_id: int) -> HttpResponse:
         except ServiceError as exc:
             form.add_error(None, exc.message)
             return render(request, "games/resign.html", {"game": game, "form": form}, status=exc.status)
-        messages.info(request, "You resigned.")
+        messages.info(request, _("You resigned."))
         return redirect("game", game_id=game_id)
     return render(request, "games/resign.html", {"game": game, "form": form}, status=400 if form.errors else 200)
 
@@ -375,7 +403,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             if "save" in request.POST:
                 if form.is_valid():
                     form.save()
-                    messages.success(request, "Settings saved.")
+                    messages.success(request, _("Settings saved."))
                     return redirect("settings")
                 status = 400
             elif "vacation_start" in request.POST:
@@ -383,11 +411,11 @@ def settings_page(request: HttpRequest) -> HttpResponse:
                 if not vacation_form.is_valid():
                     raise ServiceError("days: " + " ".join(vacation_form.errors.get("days", ["invalid"])), "days")
                 services.vacation_start(user=user, days=vacation_form.cleaned_data["days"])
-                messages.success(request, "Have a good vacation: your clocks have stopped.")
+                messages.success(request, _("Have a good vacation: your clocks have stopped."))
                 return redirect("settings")
             elif "vacation_end" in request.POST:
                 services.vacation_end(user=user)
-                messages.success(request, "Welcome back: your clocks run again.")
+                messages.success(request, _("Welcome back: your clocks run again."))
                 return redirect("settings")
         except ServiceError as exc:
             messages.error(request, exc.message)
@@ -403,15 +431,26 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 @csrf_exempt
 def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
-    """One click, no login: the signed link stops every email (and POST for mail clients, RFC 8058)."""
-    user = user_from_token(token)
-    if user is None:
-        return render(request, "games/unsubscribe.html", {"invalid": True}, status=400)
-    if request.method == "POST" and request.POST.get("resubscribe"):
-        user.email_mode = User.EmailMode.EACH
-        user.save(update_fields=["email_mode"])
-        return render(request, "games/unsubscribe.html", {"user_name": user.username, "resubscribed": True,
-                                                           "token": token})
-    user.email_mode = User.EmailMode.NONE
-    user.save(update_fields=["email_mode"])
-    return render(request, "games/unsubscribe.html", {"user_name": user.username, "token": token})
+    """The unsubscribe link of every email, no login needed (RFC 8058 one-click).
+
+    A GET changes nothing (mail scanners open links): it shows a page with the button. A POST
+    unsubscribes from every email — the button, or a mail client's one-click
+    ``List-Unsubscribe=One-Click`` — and a POST with ``resubscribe`` undoes it. The token is
+    signed, names its purpose and expires (``UNSUBSCRIBE_LINK_DAYS``); a forged or expired
+    one gets a page saying so (status 400) and changes nothing."""
+    try:
+        user = user_from_token(token)
+    except BadToken as exc:
+        return render(request, "games/unsubscribe.html", {"invalid": True, "expired": exc.expired}, status=400)
+    context: dict[str, Any] = {"user_name": user.username, "token": token}
+    if request.method == "POST":
+        if request.POST.get("resubscribe"):
+            user_set_email_mode(user=user, mode=User.EmailMode.EACH)
+            context["resubscribed"] = True
+        else:
+            user_set_email_mode(user=user, mode=User.EmailMode.NONE)
+            context["unsubscribed"] = True
+    elif request.method not in ("GET", "HEAD"):
+        return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
+    context["current"] = user.email_mode
+    return render(request, "games/unsubscribe.html", context)

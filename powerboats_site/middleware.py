@@ -21,6 +21,7 @@ from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
+from django.utils import timezone, translation
 
 _UNUSABLE = re.compile("[\x00\ud800-\udfff]")
 
@@ -90,3 +91,26 @@ class BadInputMiddleware:
             if isinstance(value, str) and _UNUSABLE.search(value):
                 return name
         return "path"
+
+
+class UserLocaleMiddleware:
+    """A logged-in player's own language (``User.language``; blank: the browser's, which
+    Django's ``LocaleMiddleware`` has already activated from the switcher's cookie or
+    Accept-Language) and time zone (``User.time_zone``) for the rest of the request.
+
+    ``request.user`` is read lazily by every view that needs a player anyway, so this costs
+    no query on the pages and the API calls that already know who is asking."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            if user.language and translation.check_for_language(user.language):
+                translation.activate(user.language)
+                request.LANGUAGE_CODE = user.language
+            timezone.activate(user.tz)
+        else:
+            timezone.deactivate()
+        return self.get_response(request)  # LocaleMiddleware names the language in Content-Language

@@ -61,9 +61,11 @@ MIDDLEWARE = [
     "powerboats_site.middleware.BadInputMiddleware",  # NUL bytes, huge bodies: 400/413 before anything else
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",  # the language from the switcher's cookie, else Accept-Language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "powerboats_site.middleware.UserLocaleMiddleware",  # a logged-in player's own language and time zone
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a login lockout into its page
@@ -104,6 +106,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024  # the largest form or JSON body; the s
 
 ROOT_URLCONF = "powerboats_site.urls"
 WSGI_APPLICATION = "powerboats_site.wsgi.application"
+ASGI_APPLICATION = "powerboats_site.asgi.application"  # what bin/run serves (uvicorn): the site and its live streams
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -170,6 +173,13 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
+# the site's languages (docs/i18n.md); names in their own language, as the switcher shows them
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("it", "Italiano")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["powerboats_site.formats"]  # how each language writes dates (Django fills in the rest)
+LANGUAGE_COOKIE_NAME = "language"
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -188,8 +198,16 @@ WHITENOISE_USE_FINDERS = True
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
 # a your-turn email waits this long (sent by the minute sweep), and is not sent if the player moved meanwhile
 YOUR_TURN_EMAIL_DELAY = env.int("YOUR_TURN_EMAIL_DELAY", default=120)
+# an unsubscribe link in an email works this many days (RFC 8058 one-click; games/notifications.py)
+UNSUBSCRIBE_LINK_DAYS = env.int("UNSUBSCRIBE_LINK_DAYS", default=60)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Powerboats <noreply@powerboats.local>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# --- live events (docs/live.md) -------------------------------------------------------------
+LIVE_POLL_SECONDS = env.float("LIVE_POLL_SECONDS", default=0.2)  # each web process reads the event log this often
+LIVE_HEARTBEAT_SECONDS = env.float("LIVE_HEARTBEAT_SECONDS", default=15.0)  # a keep-alive line after this much silence
+LIVE_RETRY_MS = env.int("LIVE_RETRY_MS", default=1000)  # a browser reconnects after this long
+LIVE_SEEN_SECONDS = 90  # a live connection refreshes LiveSeen every minute; this much slack
 
 # --- Celery ---------------------------------------------------------------------------
 BROKER_DIR = VAR_DIR / "broker"
@@ -221,9 +239,11 @@ CELERY_TASK_ACKS_LATE = True  # acknowledge when done, not when taken
 CELERY_TASK_REJECT_ON_WORKER_LOST = True  # a worker process killed mid-task puts it back at once
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_IMPORTS = ("games.tasks_series",)  # series of the boxed game: its clock sweep
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "sweep-clocks": {"task": "games.tasks.sweep_clocks", "schedule": 60.0},
+    "sweep-series-clocks": {"task": "games.tasks_series.sweep_series_clocks", "schedule": 60.0},
     "send-digests": {"task": "games.tasks.send_digests", "schedule": 900.0},
     "tournament-tick": {"task": "tournaments.tasks.tournament_tick", "schedule": 60.0},
     "formats-tick": {"task": "tournaments.tasks.formats_tick", "schedule": 60.0},  # round-robins, the Competition
@@ -232,7 +252,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 # --- API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "powerboats_site.api_auth.TokenAuthentication",  # + the player's language (docs/i18n.md)
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -252,9 +272,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # the live streams are async views, described by a hook (games/live_schema.py)
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "games.live_schema.add_streams"],
     "ENUM_NAME_OVERRIDES": {
         "ChallengeColorEnum": "games.models.ColorChoice",
         "PlayerColorEnum": "games.api_enums.PLAYER_COLOR",
+        "OutcomeEnum": "games.api_enums.OUTCOME",
         "DaysPerMoveEnum": "games.api_enums.DAYS_PER_MOVE",
         "GraceDaysEnum": "games.api_enums.GRACE_DAYS",
         "DirectionNameEnum": "games.api_enums.DIRECTION_NAME",
@@ -263,6 +286,13 @@ SPECTACULAR_SETTINGS = {
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "LakeSideEnum": "games.models.LakeSide",
         "ByePointsEnum": "tournaments.models.Tournament.ByePoints",
+        "SeriesColorEnum": "games.api_enums.SERIES_COLOR",
+        "CourseLetterEnum": "games.api_enums.RACE_LETTER",  # the name it had before series came
+        "KindEnum": "games.models.Move.Kind",
+        "SeriesActionKindEnum": "games.api_enums.SERIES_KIND",
+        "SeriesStatusEnum": "games.models_series.SeriesGame.Status",
+        "SeriesPhaseEnum": "games.models_series.SeriesGame.Phase",
+        "PhaseEnum": "games.models.Game.Phase",  # the two-player name, kept when series came
     },
 }
 

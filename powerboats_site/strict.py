@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 _TEXT = (serializers.CharField, serializers.DateTimeField, serializers.DateField, serializers.TimeField,
@@ -25,28 +26,28 @@ def _json_type_error(field: serializers.Field, value: Any) -> str | None:  # typ
     if isinstance(field, serializers.ChoiceField):
         kinds = {type(choice) for choice in field.choices}
         if kinds <= {int} and (isinstance(value, bool) or not isinstance(value, int)):
-            return "a whole number"
+            return gettext("a whole number")
         if kinds <= {str} and not isinstance(value, str):
-            return "a string"
+            return gettext("a string")
         return None
     if isinstance(field, serializers.BooleanField):
-        return None if isinstance(value, bool) else "true or false"
+        return None if isinstance(value, bool) else gettext("true or false")
     if isinstance(field, serializers.IntegerField):
-        return None if isinstance(value, int) and not isinstance(value, bool) else "a whole number"
+        return None if isinstance(value, int) and not isinstance(value, bool) else gettext("a whole number")
     if isinstance(field, serializers.FloatField):
-        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else "a number"
+        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else gettext("a number")
     if isinstance(field, _TEXT):
-        return None if isinstance(value, str) else "a string"
+        return None if isinstance(value, str) else gettext("a string")
     if isinstance(field, serializers.ListField):
         if not isinstance(value, list):
-            return "a list"
+            return gettext("a list")
         for item in value:
             why = _json_type_error(field.child, item)
             if why:
-                return f"a list of items each {why}"
+                return gettext("a list of items each %(kind)s") % {"kind": why}
         return None
     if isinstance(field, serializers.DictField | serializers.Serializer):
-        return None if isinstance(value, Mapping) else "an object"
+        return None if isinstance(value, Mapping) else gettext("an object")
     return None
 
 
@@ -61,7 +62,7 @@ class StrictTypes:
                     continue
                 why = _json_type_error(field, data[name])
                 if why:
-                    errors[name] = [f"must be {why}"]
+                    errors[name] = [gettext("must be %(kind)s") % {"kind": why}]
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)  # type: ignore[misc]

@@ -1,17 +1,88 @@
 from django import template
+from django.utils.translation import gettext, pgettext, pgettext_lazy
+
+from games.reasons import color_name, reason_text
 
 register = template.Library()
 
 
 @register.filter
 def grace(seconds: int) -> str:
-    """A grace bank in days and hours, e.g. 6 d 21 h."""
+    """A grace bank in days and hours, e.g. 6 d 21 h (the units abbreviated per language)."""
     seconds = int(seconds or 0)
     days, rest = divmod(seconds, 86400)
     hours = rest // 3600
+    d, h, m = pgettext("unit: days", "d"), pgettext("unit: hours", "h"), pgettext("unit: minutes", "min")
     if days and hours:
-        return f"{days} d {hours} h"
+        return f"{days} {d} {hours} {h}"
     if days:
-        return f"{days} d"
+        return f"{days} {d}"
     minutes = (rest % 3600) // 60
-    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+    return f"{hours} {h} {minutes} {m}" if hours else f"{minutes} {m}"
+
+
+@register.filter
+def color(value: str) -> str:
+    """A boat's colour ("yellow", "red") by its name in the active language."""
+    return color_name(str(value))
+
+
+@register.filter
+def lake(value: str) -> str:
+    """A lake side ("standard", "expert") in the active language."""
+    names = {"standard": pgettext("lake", "standard"), "expert": pgettext("lake", "expert")}
+    return names.get(str(value), str(value))
+
+
+@register.filter
+def course(value: str) -> str:
+    """A course letter, or "random" for none."""
+    return str(value) if value else gettext("random")
+
+
+@register.filter
+def reason(value: str) -> str:
+    """The engine's result sentence (``Game.result_reason``) in the active language."""
+    return reason_text(str(value))
+
+
+@register.filter
+def bot_level(value: str) -> str:
+    """A house bot's level ("easy", "normal", "strong") in the active language."""
+    names = {"easy": pgettext("bot", "easy"), "normal": pgettext("bot", "normal"), "strong": pgettext("bot", "strong")}
+    return names.get(str(value), str(value))
+
+
+@register.filter
+def group(value: str) -> str:
+    """A group's name ("Group A", "Level 2, group B", "Final") in the active language."""
+    from games.reasons import group_text
+
+    return group_text(str(value))
+
+
+_HOUSE_BOTS = {  # accounts.services.HOUSE_BOTS, which stores them in English as the bots' first names
+    "Greedy: looks one roll ahead.": pgettext_lazy("bot", "Greedy: looks one roll ahead."),
+    "Weighs every dice choice by the exact chances of every total.":
+        pgettext_lazy("bot", "Weighs every dice choice by the exact chances of every total."),
+    "Looks a turn further ahead and plans its speed round the course.":
+        pgettext_lazy("bot", "Looks a turn further ahead and plans its speed round the course."),
+}
+
+
+@register.filter
+def about(user: object) -> str:
+    """A bot's description (its first name): a house bot's in the active language."""
+    text = str(getattr(user, "first_name", "") or "")
+    return str(_HOUSE_BOTS.get(text, text))
+
+
+@register.filter
+def series_status(value: str) -> str:
+    """A series' status ("open", "active", ...) in the active language (a finished series is
+    "over": the model's label "finished" is also a boat's state, "im Ziel")."""
+    from games.models_series import SeriesGame
+
+    if str(value) == SeriesGame.Status.FINISHED:
+        return pgettext("series", "over")
+    return str(dict(SeriesGame.Status.choices).get(str(value), value))

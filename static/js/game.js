@@ -25,7 +25,9 @@
     let kept = 0, rolled = change === "add" ? 1 : 0;
     dice.forEach((v, i) => { if (i === removed) return; if (reroll.has(i)) rolled += 1; else kept += v; });
     const parts = distribution(kept, rolled).map(([t, p]) => `${t}: ${Math.round(p * 100)}%`);
-    chances.textContent = rolled ? `Total after the roll — ${parts.join(", ")}` : `Total: ${kept} (nothing is rolled)`;
+    // the sentences come translated from the page (data-rolled, data-kept; docs/i18n.md)
+    chances.textContent = rolled ? chances.dataset.rolled.replace("{chances}", parts.join(", "))
+      : chances.dataset.kept.replace("{total}", String(kept));
   }
   if (diceForm && chances) { diceForm.addEventListener("change", updateChances); updateChances(); }
 
@@ -45,16 +47,51 @@
     });
   }
 
-  // Directions: click an allowed arrow on the board to move that way.
+  // Directions: click or tap an allowed arrow or its disc on the board to move that way.
   const directionForm = document.getElementById("direction-form");
   if (directionForm) {
     document.querySelectorAll("svg.board .option.allowed").forEach((arrow) => {
-      arrow.addEventListener("click", () => {
+      const go = () => {
         const button = directionForm.querySelector(`button[name=direction][value="${arrow.dataset.direction}"]`);
-        if (button) button.click();
-      });
+        if (button && !button.disabled) button.click();
+      };
+      arrow.addEventListener("click", go);
+      arrow.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); } });
     });
   }
+
+  // Zoom: the button doubles the board inside a scrolling frame, centred on your boat (pinching works too).
+  const wrap = document.getElementById("board");
+  const zoom = document.getElementById("zoom");
+  const scroller = document.getElementById("board-scroll");
+  if (wrap && zoom && scroller) {
+    zoom.addEventListener("click", () => {
+      const on = !wrap.classList.contains("zoomed");
+      wrap.classList.toggle("zoomed", on);
+      zoom.setAttribute("aria-pressed", on ? "true" : "false");
+      if (!on) return;
+      const focus = document.querySelector("svg.board .option.allowed .option-end") ||
+        document.querySelector("svg.board .boat:not(.sunk)");
+      if (focus) {
+        const box = focus.getBoundingClientRect(), frame = scroller.getBoundingClientRect();
+        scroller.scrollLeft += box.left + box.width / 2 - frame.left - frame.width / 2;
+        scroller.scrollTop += box.top + box.height / 2 - frame.top - frame.height / 2;
+      }
+    });
+  }
+
+  // A portrait phone: when it is your turn, show the board and the turn's controls together.
+  const turn = document.querySelector(".turn");
+  if (scroller && turn && window.matchMedia("(orientation: portrait) and (max-width: 760px)").matches) {
+    const show = () => scroller.scrollIntoView({ block: "start" });
+    show();
+    // again once everything has loaded: a late layout shift above the board must not hide its top
+    if (document.readyState !== "complete") window.addEventListener("load", show, { once: true });
+  }
+
+  // The move list keeps its latest move in view.
+  const moves = document.getElementById("moves");
+  if (moves && !location.search.includes("at=")) moves.scrollTop = moves.scrollHeight;
 
   // Replay: arrow keys step through the game.
   document.addEventListener("keydown", (e) => {
@@ -87,12 +124,13 @@
   const fmt = (ms) => {
     const s = Math.max(0, Math.floor(ms / 1000));
     const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
-    return (d ? `${d} d ` : "") + `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
+    return (d ? `${d} ${out.dataset.day} ` : "") + `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
   };
   const tick = () => {
     const now = Date.now();
-    out.textContent = now < moveEnd ? `— ${fmt(moveEnd - now)} left for this move` :
-      now < end ? `— in the grace bank: ${fmt(end - now)} left` : "— out of time";
+    const left = (text, ms) => text.replace("{time}", fmt(ms));
+    out.textContent = now < moveEnd ? left(out.dataset.move, moveEnd - now) :
+      now < end ? left(out.dataset.grace, end - now) : out.dataset.over;
   };
   tick();
   setInterval(tick, 1000);

@@ -15,7 +15,7 @@ from games import services
 from games.models import Rating, RatingChange
 from games.ratings import rate_game
 from tests.games.factories import make_game, make_user, placed_game
-from tournaments.selectors import leaderboard, points_table
+from tournaments.selectors import leaderboard, points_table, provisional_players
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -80,7 +80,13 @@ def test_the_leaderboard_leaves_out_provisional_and_inactive_players():
         assert [r.user.username for r in leaderboard()] == ["top", "second", "third", "fresh"]
         assert [r.user.username for r in points_table()] == ["top", "second", "shaky", "third"]
         page = Client().get("/leaderboard/").content.decode()
-        assert "shaky" not in page and "gone" not in page and page.index("top") < page.index("second")
+        assert "gone" not in page and page.index("top") < page.index("second")
+        # provisional players have their own section after the established ones (issue 13)
+        established, provisional = page.split('id="provisional"')
+        assert "shaky" not in established and "/players/shaky/" in provisional and "1900?" in provisional
+        assert [r.user.username for r in provisional_players()] == ["shaky"]
+        api_provisional = APIClient().get("/api/leaderboard/?by=provisional").json()["results"]
+        assert [(r["rank"], r["username"], r["provisional"]) for r in api_provisional] == [(1, "shaky", True)]
         api = APIClient().get("/api/leaderboard/").json()
         assert [(r["rank"], r["username"], r["provisional"]) for r in api["results"]][:2] == [
             (1, "top", False), (2, "second", False)]

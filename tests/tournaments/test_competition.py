@@ -271,8 +271,10 @@ def test_a_real_worker_runs_a_season_from_start_to_close_and_starts_the_next(mai
         assert wait_for(lambda: GroupGame.objects.filter(group__season__number=2, group__season__competition=c,
                                                          game__isnull=False).count() == 6)
         assert wait_for(lambda: sum(m.subject.startswith("Worker, season 1 is over: ") for m in mailoutbox) == 3)
+        # the group's start emails are tasks of their own: wait for them too, not only for the games
+        assert wait_for(lambda: sum(m.subject == "Worker, season 2: you play in Level 1" for m in mailoutbox) == 4), \
+            sorted(m.subject for m in mailoutbox)
     seasons = list(Season.objects.filter(competition=c).order_by("number").values_list("number", "status"))
     assert seasons == [(1, "closed"), (2, "playing")]
     second = Season.objects.get(competition=c, number=2)
     assert sorted(second.groups.get().players.values_list("user__username", flat=True)) == ["late0", "w0", "w1", "w2"]
-    assert sum(m.subject == "Worker, season 2: you play in Level 1" for m in mailoutbox) == 4

@@ -39,5 +39,16 @@ class Command(BaseCommand):
             director=me, name="Fuzz Open", rounds=3, starts_at=now + timedelta(days=2),
             registration_closes_at=now + timedelta(days=1),
         )
-        del fresh
+        # series of the boxed game (issue 16): 1 open (the fuzzer may join), 2 being played by the
+        # fuzzer and two rivals, 3 opened by the fuzzer
+        import random
+
+        from games import services_series
+
+        open_series = services_series.series_create(user=others[0], seats=4)
+        playing = services_series.series_create(user=others[1], seats=3)
+        services_series.series_join(user=me, series_id=playing.pk)
+        services_series.series_join(user=others[2], series_id=playing.pk, rng=random.Random(5))
+        services_series.series_create(user=me, seats=5)
+        del fresh, open_series
         self.stdout.write(Token.objects.create(user=me).key)
