@@ -15,7 +15,10 @@ placeable cells are drawn per request.
 from __future__ import annotations
 
 import math
+import threading
 import weakref
+import zlib
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -72,6 +75,7 @@ class Board:
     options: Sequence[OptionView] = ()
     placeable: Iterable[Hex] = ()
     focus: str | None = None  # the viewer's colour: whose chevrons are always shown
+    key: str | None = None  # the stored course's key: its static layers are kept by it
     out: list[str] = field(default_factory=list)
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # the viewBox, set by render_static
 
@@ -79,7 +83,7 @@ class Board:
         return pixel(cell, SIZE)
 
     def render(self) -> str:
-        head, base, buoys, self.box = static_layers(self.course)
+        head, base, buoys, self.box = static_layers(self.course, self.key)
         shows = "".join(f" shows-{n}" for n in sorted(self._always_shown()))
         self.out.append(f'<svg class="board {self.course.lake.side}{shows}" {head}>')
         self.out.append(base)
@@ -387,22 +391,45 @@ class Board:
 
 Layers = tuple[str, str, str, tuple[float, float, float, float]]
 _STATIC: weakref.WeakKeyDictionary[Course, dict[str, Layers]] = weakref.WeakKeyDictionary()
+# by the stored course's key (games.models.LakeCourse) and language, compressed (~36 KB of SVG
+# in ~6 KB): a page finds its course's layers even after the parsed course left the cache
+STATIC_BY_KEY_SIZE = 2048
+_STATIC_BY_KEY: OrderedDict[tuple[str, str], tuple[bytes, tuple[float, float, float, float]]] = OrderedDict()
+_static_lock = threading.Lock()
 
 
-def static_layers(course: Course) -> Layers:
-    """The course's static layers, drawn once per course object and language (courses are
-    cached per process by their key, games.state.course_by_key, and are immutable)."""
-    by_language = _STATIC.setdefault(course, {})
+def static_layers(course: Course, key: str | None = None) -> Layers:
+    """The course's static layers, drawn once per course and language. Courses are immutable:
+    with the stored course's ``key`` the drawing is kept (compressed, the last
+    ``STATIC_BY_KEY_SIZE`` used) across the parsed course's comings and goings in
+    games.state.course_by_key; without one, as long as the course object lives."""
     language = get_language() or "en"
+    by_language = _STATIC.setdefault(course, {})
     layers = by_language.get(language)
-    if layers is None:
-        layers = by_language[language] = Board(course).render_static()
+    if layers is not None:
+        return layers
+    if key is not None:
+        with _static_lock:
+            kept = _STATIC_BY_KEY.get((key, language))
+            if kept is not None:
+                _STATIC_BY_KEY.move_to_end((key, language))
+        if kept is not None:
+            head, base, buoys = zlib.decompress(kept[0]).decode().split("\0")
+            layers = by_language[language] = (head, base, buoys, kept[1])
+            return layers
+    layers = by_language[language] = Board(course).render_static()
+    if key is not None:
+        blob = zlib.compress("\0".join(layers[:3]).encode(), 1)
+        with _static_lock:
+            _STATIC_BY_KEY[(key, language)] = (blob, layers[3])
+            while len(_STATIC_BY_KEY) > STATIC_BY_KEY_SIZE:
+                _STATIC_BY_KEY.popitem(last=False)
     return layers
 
 
-def board_size(course: Course) -> tuple[float, float]:
+def board_size(course: Course, key: str | None = None) -> tuple[float, float]:
     """Width and height of the board's viewBox (the page turns the board on a portrait screen)."""
-    _x, _y, width, height = static_layers(course)[3]
+    _x, _y, width, height = static_layers(course, key)[3]
     return width, height
 
 
@@ -412,5 +439,6 @@ def board_svg(
     options: Sequence[OptionView] = (),
     placeable: Iterable[Hex] = (),
     focus: str | None = None,
+    key: str | None = None,
 ) -> str:
-    return Board(course, boats, options, placeable, focus).render()
+    return Board(course, boats, options, placeable, focus, key=key).render()

@@ -20,20 +20,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import ngettext
 
 from games.engine import DIRECTION_NAMES
 from games.engine.dice import Change, DiceChoice
 from games.engine.hexgrid import left, right
 from games.engine.record import choice_from_json
-
-
-def color_name(color: str) -> str:
-    names = {
-        "yellow": pgettext("boat", "Yellow"), "red": pgettext("boat", "Red"), "orange": pgettext("boat", "Orange"),
-        "purple": pgettext("boat", "Purple"), "black": pgettext("boat", "Black"), "green": pgettext("boat", "Green"),
-    }
-    return names.get(color, color.capitalize())
+from games.reasons import color_name
 
 
 def _and(items: Sequence[str]) -> str:

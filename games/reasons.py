@@ -16,17 +16,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext, pgettext, pgettext_lazy
 
 from .engine.rules import CUTOFF_MOVES
 
+_COLOR_NAMES = {"yellow": pgettext_lazy("boat", "Yellow"), "red": pgettext_lazy("boat", "Red"),
+                "orange": pgettext_lazy("boat", "Orange"), "purple": pgettext_lazy("boat", "Purple"),
+                "black": pgettext_lazy("boat", "Black"), "green": pgettext_lazy("boat", "Green")}
+
 
 def color_name(color: str) -> str:
-    """"yellow" / "Yellow" → the colour's name in the active language (the series' colours too)."""
-    names = {"yellow": pgettext("boat", "Yellow"), "red": pgettext("boat", "Red"),
-             "orange": pgettext("boat", "Orange"), "purple": pgettext("boat", "Purple"),
-             "black": pgettext("boat", "Black"), "green": pgettext("boat", "Green")}
-    return names.get(color.lower(), color)
+    """"yellow" / "Yellow" → the colour's name in the active language (the series' colours
+    too); one translation looked up, not six (a game page names a colour per move)."""
+    name = _COLOR_NAMES.get(color.lower())
+    return str(name) if name is not None else color.capitalize()
 
 
 _C = r"(Yellow|Red)"

@@ -242,7 +242,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
     if your_turn and state.phase is Phase.PLACE:
         placeable = state.free_start_cells()
     focus = COLORS[viewer] if viewer is not None else None
-    svg = board_svg(course, position.boats, options, placeable, focus)
+    svg = board_svg(course, position.boats, options, placeable, focus, key=game.course_id)
     ratings = ratings_of([game.yellow_id, game.red_id])
     players = []
     for s in seats:
@@ -266,7 +266,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         "players": players,
         "game": game,
         "board": svg,
-        "board_size": "--bw:{:.0f};--bh:{:.0f}".format(*board_size(course)),
+        "board_size": "--bw:{:.0f};--bh:{:.0f}".format(*board_size(course, game.course_id)),
         "at": at,
         "total": total,
         "replaying": replaying,

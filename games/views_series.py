@@ -132,9 +132,10 @@ def _context(request: HttpRequest, series: SeriesGame, seats: list[Any], error: 
                               o.finishes, o.sinks) for o in race.options()]
     if your_turn and race.phase is Phase.PLACE:
         placeable = race.free_start_cells()
+    key = series.course_keys[len(engine.races) - 1]
     context.update(
         detail=detail,
-        board=board_svg(course_by_key(series.course_keys[len(engine.races) - 1]), boats, options, placeable, focus),
+        board=board_svg(course_by_key(key), boats, options, placeable, focus, key=key),
         phase=race.phase.value,
         your_turn=your_turn,
         letter="ABC"[len(engine.races) - 1],

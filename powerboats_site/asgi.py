@@ -16,7 +16,7 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "powerboats_site.settings")
 
 streams = get_asgi_application()
-site = WSGIMiddleware(get_wsgi_application(), workers=int(os.environ.get("WEB_THREADS", "8")))  # type: ignore[arg-type]
+site = WSGIMiddleware(get_wsgi_application(), workers=int(os.environ.get("WEB_THREADS", "2")))  # type: ignore[arg-type]
 STREAM_PATHS = re.compile(r"^/(events/|api/stream/|api/games/[^/]+/stream/$)")
 
 

@@ -118,6 +118,37 @@ def test_static_layers_are_drawn_once_per_course_and_language(course):
     assert width > height  # the lake is landscape; a portrait phone turns it (CSS)
 
 
+def test_static_layers_are_kept_by_the_stored_courses_key_after_the_course_object_is_gone(monkeypatch):
+    """Issue 10: the static layers are drawn once per course, not once per parsed course
+    object: a page finds them although its course left games.state.course_by_key's cache."""
+    import copy
+    import gc
+
+    import games.board as board
+
+    course = new_course("expert", "C", random.Random(12))
+    key = "k" * 64
+    with override("en"):
+        drawn = static_layers(course, key)
+    with override("de"):
+        german = static_layers(course, key)
+    again = copy.deepcopy(course)  # the course parsed again: an equal object, not the same one
+    del course
+    gc.collect()
+
+    def no_drawing(self):
+        raise AssertionError("drawn again")
+
+    monkeypatch.setattr(board.Board, "render_static", no_drawing)
+    with override("en"):
+        assert static_layers(again, key) == drawn
+    with override("de"):
+        assert static_layers(again, key) == german
+    assert german[1] != drawn[1] or german[0] != drawn[0]  # each language its own (titles, labels)
+    with override("it"), pytest.raises(AssertionError, match="drawn again"):
+        static_layers(again, key)  # a language not drawn yet is drawn
+
+
 @pytest.mark.django_db
 def test_the_page_has_a_legend_and_the_board_size_for_turning_it():
     game = placed_game()
