@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
+from django.http import HttpResponse
+from django.shortcuts import redirect
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -135,6 +138,20 @@ class PreferencesForm(forms.ModelForm):  # type: ignore[type-arg]
 class VacationForm(forms.Form):
     days = forms.IntegerField(min_value=1, max_value=366, required=False, label=_("Days"),
                               help_text=_("empty: all the days you have left this year"))
+
+
+def posted_turn(form: forms.Form, act: Callable[[], Any], page: Callable[[ServiceError, int], HttpResponse],
+                board_url: str) -> HttpResponse:
+    """A turn form posted from the game or the series page: an invalid form or a refused
+    action shows the page again with the refusal (400, or the refusal's own status); a taken
+    action goes back to the board."""
+    if not form.is_valid():
+        return page(form_error(form), 400)
+    try:
+        act()
+    except ServiceError as exc:
+        return page(exc, exc.status)
+    return redirect(board_url + "#board")
 
 
 def form_error(form: forms.Form) -> ServiceError:

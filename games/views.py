@@ -35,7 +35,7 @@ from .forms import (
     ResignForm,
     SignUpForm,
     VacationForm,
-    form_error,
+    posted_turn,
 )
 from .models import COLORS, Game, Move
 from .movetext import long_forms
@@ -327,27 +327,19 @@ def game_record(request: HttpRequest, game_id: int) -> JsonResponse:
     return response
 
 
-def _act(request: HttpRequest, game_id: int, call: Any) -> HttpResponse:
-    try:
-        call()
-    except ServiceError as exc:
+def _turn(request: HttpRequest, game_id: int, form: Any, act: Any) -> HttpResponse:
+    def page(error: ServiceError, status: int) -> HttpResponse:
         game, seats = _loaded(game_id)
-        return render(request, "games/game.html", _game_context(request, game, seats, exc), status=exc.status)
-    return redirect(reverse("game", args=[game_id]) + "#board")
+        return render(request, "games/game.html", _game_context(request, game, seats, error), status=status)
 
-
-def _invalid(request: HttpRequest, game_id: int, form: Any) -> HttpResponse:
-    game, seats = _loaded(game_id)
-    return render(request, "games/game.html", _game_context(request, game, seats, form_error(form)), status=400)
+    return posted_turn(form, act, page, reverse("game", args=[game_id]))
 
 
 @login_required
 @require_POST
 def place(request: HttpRequest, game_id: int) -> HttpResponse:
     form = PlaceForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, game_id, form)
-    return _act(request, game_id, lambda: services.game_place(
+    return _turn(request, game_id, form, lambda: services.game_place(
         user=request.user, game_id=game_id, ply=form.cleaned_data["ply"], cell=form.cell_value(),
         heading=form.cleaned_data["heading"],
     ))
@@ -357,9 +349,7 @@ def place(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_POST
 def roll(request: HttpRequest, game_id: int) -> HttpResponse:
     form = DiceForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, game_id, form)
-    return _act(request, game_id, lambda: services.game_roll(
+    return _turn(request, game_id, form, lambda: services.game_roll(
         user=request.user, game_id=game_id, ply=form.cleaned_data["ply"], choice=form.choice(),
     ))
 
@@ -368,9 +358,7 @@ def roll(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_POST
 def direction(request: HttpRequest, game_id: int) -> HttpResponse:
     form = DirectionForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, game_id, form)
-    return _act(request, game_id, lambda: services.game_choose_direction(
+    return _turn(request, game_id, form, lambda: services.game_choose_direction(
         user=request.user, game_id=game_id, ply=form.cleaned_data["ply"], direction=form.cleaned_data["direction"],
     ))
 

@@ -21,7 +21,7 @@ from games.engine.hexgrid import left, right
 from . import services_series
 from .board import BoatView, OptionView, board_svg
 from .errors import ServiceError
-from .forms import DiceForm, DirectionForm, PlaceForm, ResignForm, form_error
+from .forms import DiceForm, DirectionForm, PlaceForm, ResignForm, posted_turn
 from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide
 from .models_series import MAX_SEATS, MIN_SEATS, SeriesGame
 from .payloads import dice_options
@@ -164,27 +164,19 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
     return render(request, "series/series.html", _context(request, series, seats))
 
 
-def _act(request: HttpRequest, series_id: int, call: Any) -> HttpResponse:
-    try:
-        call()
-    except ServiceError as exc:
+def _turn(request: HttpRequest, series_id: int, form: Any, act: Any) -> HttpResponse:
+    def page(error: ServiceError, status: int) -> HttpResponse:
         series, seats = _loaded(series_id)
-        return render(request, "series/series.html", _context(request, series, seats, exc), status=exc.status)
-    return redirect(reverse("series", args=[series_id]) + "#board")
+        return render(request, "series/series.html", _context(request, series, seats, error), status=status)
 
-
-def _invalid(request: HttpRequest, series_id: int, form: Any) -> HttpResponse:
-    series, seats = _loaded(series_id)
-    return render(request, "series/series.html", _context(request, series, seats, form_error(form)), status=400)
+    return posted_turn(form, act, page, reverse("series", args=[series_id]))
 
 
 @login_required
 @require_POST
 def series_place(request: HttpRequest, series_id: int) -> HttpResponse:
     form = PlaceForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, series_id, form)
-    return _act(request, series_id, lambda: services_series.series_place(
+    return _turn(request, series_id, form, lambda: services_series.series_place(
         user=request.user, series_id=series_id, ply=form.cleaned_data["ply"], cell=form.cell_value(),
         heading=form.cleaned_data["heading"]))
 
@@ -193,9 +185,7 @@ def series_place(request: HttpRequest, series_id: int) -> HttpResponse:
 @require_POST
 def series_roll(request: HttpRequest, series_id: int) -> HttpResponse:
     form = DiceForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, series_id, form)
-    return _act(request, series_id, lambda: services_series.series_roll(
+    return _turn(request, series_id, form, lambda: services_series.series_roll(
         user=request.user, series_id=series_id, ply=form.cleaned_data["ply"], choice=form.choice()))
 
 
@@ -203,9 +193,7 @@ def series_roll(request: HttpRequest, series_id: int) -> HttpResponse:
 @require_POST
 def series_direction(request: HttpRequest, series_id: int) -> HttpResponse:
     form = DirectionForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, series_id, form)
-    return _act(request, series_id, lambda: services_series.series_direction(
+    return _turn(request, series_id, form, lambda: services_series.series_direction(
         user=request.user, series_id=series_id, ply=form.cleaned_data["ply"],
         direction=form.cleaned_data["direction"]))
 
@@ -214,9 +202,8 @@ def series_direction(request: HttpRequest, series_id: int) -> HttpResponse:
 @require_POST
 def series_resign(request: HttpRequest, series_id: int) -> HttpResponse:
     form = ResignForm(request.POST)
-    if not form.is_valid():
-        return _invalid(request, series_id, form)
-    response = _act(request, series_id, lambda: services_series.series_resign(user=request.user, series_id=series_id))
+    response = _turn(request, series_id, form,
+                     lambda: services_series.series_resign(user=request.user, series_id=series_id))
     if response.status_code == 302:
         messages.info(request, _("You left the series; your points so far stand (R18)."))
     return response
