@@ -74,6 +74,18 @@ def dice_options(state: GameState) -> dict[str, Any]:
     }
 
 
+def turn_choices(state: Any) -> dict[str, Any]:
+    """What the player to move may do now, for the API (a two-player game or a series' race):
+    ``placements`` (R5), ``dice_options`` (R6) or the direction ``options`` (R7)."""
+    if state.phase is Phase.PLACE:
+        return {"placements": {"cells": [list(c) for c in state.free_start_cells()], "headings": list(range(6))}}
+    if state.phase is Phase.DICE:
+        return {"dice_options": dice_options(state)}
+    if state.phase is Phase.DIRECTION:
+        return {"options": [option_json(o) for o in state.options()]}
+    return {}
+
+
 def game_detail(
     game: Game,
     user: Any = None,
@@ -136,10 +148,5 @@ def game_detail(
         ],
     }
     if data["your_turn"]:
-        if state.phase is Phase.PLACE:
-            data["placements"] = {"cells": [list(c) for c in state.free_start_cells()], "headings": list(range(6))}
-        elif state.phase is Phase.DICE:
-            data["dice_options"] = dice_options(state)
-        elif state.phase is Phase.DIRECTION:
-            data["options"] = [option_json(o) for o in state.options()]
+        data.update(turn_choices(state))
     return data

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from games.engine import DIRECTION_NAMES, Phase, Series
+from games.engine import DIRECTION_NAMES, Series
 from games.engine.record import race_result_json
 from games.engine.series import LETTERS
 
 from .models_series import SeriesAction, SeriesGame, SeriesSeat
-from .payloads import dice_options, option_json
+from .payloads import turn_choices
 
 
 def next_start_player(series: Series) -> str | None:
@@ -129,10 +129,5 @@ def series_detail(series: SeriesGame, seats: Sequence[SeriesSeat], engine: Serie
     data["history"] = [{"ply": a.ply, "race": LETTERS[a.race], "seat": a.seat, "kind": a.kind,
                         "notation": a.notation} for a in actions]
     if data["your_turn"]:
-        if race.phase is Phase.PLACE:
-            data["placements"] = {"cells": [list(c) for c in race.free_start_cells()], "headings": list(range(6))}
-        elif race.phase is Phase.DICE:
-            data["dice_options"] = dice_options(race)
-        elif race.phase is Phase.DIRECTION:
-            data["options"] = [option_json(o) for o in race.options()]
+        data.update(turn_choices(race))
     return data
