@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from . import glicko2
+from .appendonly import AppendOnly, AppendOnlyRows
 
 COLORS = ("yellow", "red")
 PROVISIONAL_DEVIATION = 110.0
@@ -238,11 +239,7 @@ class Seat(models.Model):
         return self.next_buoy - 1
 
 
-class AppendOnly(Exception):
-    pass
-
-
-class Move(models.Model):
+class Move(AppendOnlyRows, models.Model):
     """One action of the history, never changed; one row per ply (docs/architecture.md).
 
     * ``place`` — a boat placed (R5);
@@ -253,6 +250,8 @@ class Move(models.Model):
     * ``end`` — the game ended other than by a move: ``termination`` is ``resign`` or
       ``timeout`` (``seat`` lost) or ``adjudication``.
     """
+
+    history_name = "move history"
 
     class Kind(models.TextChoices):
         PLACE = "place"
@@ -296,13 +295,6 @@ class Move(models.Model):
     def __str__(self) -> str:
         return f"game {self.game_id} ply {self.ply}: {self.notation}"
 
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise AppendOnly("the move history is append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
-        raise AppendOnly("the move history is append-only")
 
 
 class EmailLog(models.Model):

@@ -12,14 +12,13 @@ from the two-player rating (docs/ratings.md).
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from . import glicko2
+from .appendonly import AppendOnlyRows
 
 MIN_SEATS = 3  # an open lobby series; the two-player game covers two
 MAX_SEATS = 6
@@ -120,11 +119,13 @@ class SeriesSeat(models.Model):
         return f"{self.user} in series {self.series_id}"
 
 
-class SeriesAction(models.Model):
+class SeriesAction(AppendOnlyRows, models.Model):
     """One action of a series, never changed: ``place`` {cell, heading}; ``roll`` {choice,
     rolled, dice}; ``direction`` {direction}; ``leave`` {termination: resign | timeout}.
     ``ply`` is the series' ply before it (a roll whose only direction was taken at once counts
     two plies, as in the engine)."""
+
+    history_name = "series history"
 
     class Kind(models.TextChoices):
         PLACE = "place"
@@ -147,17 +148,6 @@ class SeriesAction(models.Model):
         ordering = ["series", "ply"]
         constraints = [models.UniqueConstraint(fields=["series", "ply"], name="one_series_action_per_ply")]
 
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        from .models import AppendOnly
-
-        if not self._state.adding:
-            raise AppendOnly("the series history is append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
-        from .models import AppendOnly
-
-        raise AppendOnly("the series history is append-only")
 
 
 class SeriesRating(models.Model):
