@@ -3,6 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from games.engine import EngineError
+
+from .reasons import engine_message_text
+
 
 class ServiceError(Exception):
     status = 400
@@ -62,3 +69,13 @@ class IllegalMoveError(ServiceError):
 class Conflict(ServiceError):
     status = 409
     code = "conflict"
+
+
+def engine_step(call: Callable[[], Any]) -> Any:
+    """Call the engine; its refusal becomes an ``IllegalMoveError`` in the reader's language,
+    naming the field and the ruling (for a game and for a series alike)."""
+    try:
+        return call()
+    except EngineError as exc:
+        raise IllegalMoveError(engine_message_text(exc.message), exc.field,
+                               exc.rule if exc.rule.startswith("R") else None) from exc

@@ -36,7 +36,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Vacation
-from games.engine import DiceChoice, EngineError, GameState, Phase, SeededDice, Termination, new_course
+from games.engine import DiceChoice, GameState, Phase, SeededDice, Termination, new_course
 from games.engine.bot import LEVELS
 from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
@@ -53,6 +53,7 @@ from .errors import (
     ServiceError,
     StalePly,
     TimeOver,
+    engine_step,
 )
 from .loading import game_and_seats
 from .models import (
@@ -69,7 +70,6 @@ from .models import (
     Seat,
 )
 from .payloads import option_json, placement_json
-from .reasons import engine_message_text
 from .signals import challenge_changed, challenge_made, game_finished, game_started, move_made
 from .state import (
     GAME_STATE_FIELDS,
@@ -379,14 +379,6 @@ def _finish(game: Game, seats: Sequence[Seat]) -> None:
                                                      winner_id=winner))
 
 
-def _engine(call: Callable[[], Any]) -> Any:
-    try:
-        return call()
-    except EngineError as exc:
-        raise IllegalMoveError(engine_message_text(exc.message), exc.field,
-                               exc.rule if exc.rule.startswith("R") else None) from exc
-
-
 def _turn_rows(game: Game, user: Any, move: EngineMove, now: datetime, with_roll: bool) -> tuple[Move, ...]:
     turn = turn_row(game, user, move, now)
     if not with_roll:
@@ -408,7 +400,7 @@ def game_place(*, user: Any, game_id: int, ply: int | None, cell: tuple[int, int
         if state.phase is not Phase.PLACE:
             raise IllegalMoveError(_("the boats are already placed"), "cell", "R5")
         where = (int(cell[0]), int(cell[1]))
-        new = _engine(lambda: state.place(where, heading))
+        new = engine_step(lambda: state.place(where, heading))
         row = place_row(game, user, Placement(seat, COLORS[seat], where, heading), state.ply, now)
         return Step(new, (row,), {"placement": placement_json(row)})
 
@@ -425,7 +417,7 @@ def game_roll(*, user: Any, game_id: int, ply: int | None, choice: DiceChoice,
         if state.phase is not Phase.DICE:
             raise IllegalMoveError(_("the game awaits %(value)s, not a dice choice") % {"value": state.phase.value}, "change", "R6")
         dice = SeededDice(bytes.fromhex(game.dice_seed), state.ply)
-        new, move = _engine(lambda: state.choose_dice(choice, dice))
+        new, move = engine_step(lambda: state.choose_dice(choice, dice))
         if move is not None:
             rows = _turn_rows(game, user, move, now, with_roll=True)
             return Step(new, rows, {"rolled": list(move.rolled), "dice": list(move.dice), **_turn_answer(move, rows[1])})
@@ -447,7 +439,7 @@ def game_choose_direction(*, user: Any, game_id: int, ply: int | None, direction
         if state.phase is not Phase.DIRECTION:
             raise IllegalMoveError(_("the game awaits %(value)s, not a direction: roll first") % {"value": state.phase.value}, "direction",
                                    "R7")
-        new, move = _engine(lambda: state.choose_direction(direction))
+        new, move = engine_step(lambda: state.choose_direction(direction))
         rows = _turn_rows(game, user, move, now, with_roll=False)
         return Step(new, rows, _turn_answer(move, rows[0]))
 

@@ -62,11 +62,12 @@ from .errors import (
     ServiceError,
     StalePly,
     TimeOver,
+    engine_step,
 )
 from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide
 from .models_series import MAX_SEATS, MIN_SEATS, MIN_TO_START, SeriesAction, SeriesGame, SeriesSeat
 from .payloads import option_json
-from .reasons import engine_message_text, reason_text
+from .reasons import reason_text
 from .signals_series import series_bot_to_move, series_changed
 from .state import course_by_key, course_data, stored_course
 
@@ -401,13 +402,6 @@ class Decision:
 Decide = Callable[[SeriesGame, SeriesSeat, EngineSeries, datetime], Decision]
 
 
-def _engine(call: Callable[[], Any]) -> Any:
-    try:
-        return call()
-    except EngineError as exc:
-        raise IllegalMoveError(engine_message_text(exc.message), exc.field, exc.rule if exc.rule.startswith("R") else None) from exc
-
-
 def _record(series: SeriesGame, seats: list[SeriesSeat], game: EngineSeries, decision: Decision,
             now: datetime) -> dict[str, Any]:
     """Append the row, store the new state, move the clocks on, record the emails; finish the
@@ -540,7 +534,7 @@ def series_place(*, user: Any, series_id: int, ply: int | None, cell: tuple[int,
         before = game.series.ply
         race = len(game.series.races) - 1
         where = (int(cell[0]), int(cell[1]))
-        _engine(lambda: game.place(where, heading))
+        engine_step(lambda: game.place(where, heading))
         row = _row(series, seat, game, SeriesAction.Kind.PLACE, {"cell": list(where), "heading": heading},
                    format_placement(Placement(seat.index or 0, seat.color, where, heading)), now, before)
         row.race = race
@@ -560,7 +554,7 @@ def series_roll(*, user: Any, series_id: int, ply: int | None, choice: DiceChoic
         before = game.series.ply
         race = len(game.series.races) - 1
         dice = SeededDice(bytes.fromhex(series.dice_seed), before)
-        move = _engine(lambda: game.choose_dice(choice, dice))
+        move = engine_step(lambda: game.choose_dice(choice, dice))
         if move is not None:
             rolled, held = list(move.rolled), list(move.dice)
             answer: dict[str, Any] = {"rolled": rolled, "dice": held, "move": move_json(move), "options": []}
@@ -590,7 +584,7 @@ def series_direction(*, user: Any, series_id: int, ply: int | None, direction: i
                                    "direction", "R7")
         before = game.series.ply
         race = len(game.series.races) - 1
-        move = _engine(lambda: game.choose_direction(direction))
+        move = engine_step(lambda: game.choose_direction(direction))
         row = _row(series, seat, game, SeriesAction.Kind.DIRECTION, {"direction": direction},
                    format_move(move), now, before)
         row.race = race
@@ -607,7 +601,7 @@ def series_resign(*, user: Any, series_id: int) -> dict[str, Any]:
         before = game.series.ply
         race = len(game.series.races) - 1
         assert seat.index is not None
-        _engine(lambda: game.resign(seat.index))
+        engine_step(lambda: game.resign(seat.index))
         row = _row(series, seat, game, SeriesAction.Kind.LEAVE, {"termination": Termination.RESIGN.value},
                    format_end(Termination.RESIGN.value, seat.color), now, before)
         row.race = race
