@@ -7,17 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils import translation
 from rest_framework import authentication
 from rest_framework.request import Request
+
+from .middleware import use_players_language
 
 
 class TokenAuthentication(authentication.TokenAuthentication):
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
         result = super().authenticate(request)
         if result is not None:
-            language = getattr(result[0], "language", "")
-            if language and translation.check_for_language(language):
-                translation.activate(language)
-                request._request.LANGUAGE_CODE = language
+            use_players_language(request._request, result[0])
         return result

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
@@ -93,6 +94,15 @@ class BadInputMiddleware:
         return "path"
 
 
+def use_players_language(request: HttpRequest, user: Any) -> None:
+    """The player's own language (``User.language``) for the rest of the request, when they
+    chose one; else the language LocaleMiddleware found stays (session and token logins)."""
+    language = getattr(user, "language", "")
+    if language and translation.check_for_language(language):
+        translation.activate(language)
+        request.LANGUAGE_CODE = language
+
+
 class UserLocaleMiddleware:
     """A logged-in player's own language (``User.language``; blank: the browser's, which
     Django's ``LocaleMiddleware`` has already activated from the switcher's cookie or
@@ -107,9 +117,7 @@ class UserLocaleMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated:
-            if user.language and translation.check_for_language(user.language):
-                translation.activate(user.language)
-                request.LANGUAGE_CODE = user.language
+            use_players_language(request, user)
             timezone.activate(user.tz)
         else:
             timezone.deactivate()
