@@ -433,6 +433,12 @@ def board_size(course: Course, key: str | None = None) -> tuple[float, float]:
     return width, height
 
 
+def board_style(course: Course, key: str | None = None) -> str:
+    """The board's size as CSS variables for the page's style block: a portrait phone turns the
+    board by 90° (static/css/site.css)."""
+    return "--bw:{:.0f};--bh:{:.0f}".format(*board_size(course, key))
+
+
 def board_svg(
     course: Course,
     boats: Sequence[BoatView] = (),

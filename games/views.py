@@ -23,7 +23,7 @@ from games.engine import DIRECTION_NAMES, Phase
 from games.engine.hexgrid import left, right
 
 from . import services
-from .board import BoatView, OptionView, board_size, board_svg
+from .board import BoatView, OptionView, board_style, board_svg
 from .bots import house_bots, play_house_bot
 from .errors import ServiceError
 from .forms import (
@@ -266,7 +266,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         "players": players,
         "game": game,
         "board": svg,
-        "board_size": "--bw:{:.0f};--bh:{:.0f}".format(*board_size(course, game.course_id)),
+        "board_size": board_style(course, game.course_id),
         "at": at,
         "total": total,
         "replaying": replaying,

@@ -19,7 +19,7 @@ from games.engine import DIRECTION_NAMES, Phase
 from games.engine.hexgrid import left, right
 
 from . import services_series
-from .board import BoatView, OptionView, board_svg
+from .board import BoatView, OptionView, board_style, board_svg
 from .errors import ServiceError
 from .forms import DiceForm, DirectionForm, PlaceForm, ResignForm, posted_turn
 from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide
@@ -133,9 +133,11 @@ def _context(request: HttpRequest, series: SeriesGame, seats: list[Any], error: 
     if your_turn and race.phase is Phase.PLACE:
         placeable = race.free_start_cells()
     key = series.course_keys[len(engine.races) - 1]
+    course = course_by_key(key)
     context.update(
         detail=detail,
-        board=board_svg(course_by_key(key), boats, options, placeable, focus, key=key),
+        board=board_svg(course, boats, options, placeable, focus, key=key),
+        board_size=board_style(course, key),
         phase=race.phase.value,
         your_turn=your_turn,
         letter="ABC"[len(engine.races) - 1],

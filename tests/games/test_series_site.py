@@ -127,6 +127,12 @@ def test_series_page_in_chromium_desktop_and_phone(live_server, output_dir, monk
                 page.goto(f"{live_server.url}/series/{series.pk}/")
                 assert page.locator("svg.board .boat").count() >= 5
                 assert page.locator("#series-table tbody tr").count() == 6
+                if mobile:  # as on the game page (issue 13): the lake turned to fill the portrait screen,
+                    # and the board with the turn's Roll button on the first screen
+                    board = page.locator("svg.board").bounding_box()
+                    roll = page.get_by_role("button", name="Roll").bounding_box()
+                    assert board["height"] > board["width"] > 0.8 * viewport["width"], board
+                    assert board["y"] >= 0 and roll["y"] + roll["height"] <= viewport["height"], (board, roll)
                 page.screenshot(path=str(output_dir / f"series-{name}.png"), full_page=True)
                 page.goto(f"{live_server.url}/series/")
                 assert page.locator("#my-series li").count() == 1
