@@ -138,6 +138,18 @@ def fill_project(games: int, out: Path) -> None:
         services.game_place(user=red, game_id=game.pk, ply=1, cell=tuple(line[-1]), heading=0)
         rows.append({"id": game.pk, "tokens": [tokens[yellow.pk], tokens[red.pk]],
                      "sessions": [sessions[yellow.pk], sessions[red.pk]]})
+    # each game's page shown once, as its players see it when it starts: its board's drawing is
+    # stored (games.board.static_layers), as on a site in use; the page scenario measures views
+    from django.utils.translation import override
+
+    from games.board import static_layers
+    from games.models import Game
+    from games.state import course_by_key
+
+    with override("en"):
+        for row in rows:
+            key = Game.objects.values_list("course_id", flat=True).get(pk=row["id"])
+            static_layers(course_by_key(key), key)
     out.write_text(json.dumps(rows))
 
 

@@ -7,13 +7,15 @@ roll are drawn as arrows with their reach, crash and damage; placeable start cel
 marked for the player who places.
 
 The static layers (lake, islands, spots, start/finish line, buoys, gates) depend on the
-course alone: they are drawn once per course and process and reused (:func:`static_layers`);
+course alone: they are drawn once per course and language, stored, and reused by every process
+(:func:`static_layers`);
 which gates are shown is a class on the ``<svg>`` element. Boats, paths, previews and
 placeable cells are drawn per request.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import weakref
@@ -21,9 +23,11 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from html import escape
+from pathlib import Path
 
-from django.utils.translation import get_language, gettext, ngettext, pgettext
+from django.utils.translation import get_language, gettext, ngettext, pgettext, to_locale
 from django.utils.translation import gettext as _
 
 from games.engine import DIRECTION_NAMES, DIRECTIONS, Course, Hex
@@ -68,6 +72,18 @@ class OptionView:
     sinks: bool = False
 
 
+# A stored drawing (games.models.CourseDrawing) as the game's read brought it: the zlib of the
+# three layers, separated by NUL, and the viewBox; None when the course has none yet.
+Stored = tuple[bytes, Sequence[float]]
+
+
+class Unread(Enum):
+    UNREAD = "unread"
+
+
+UNREAD = Unread.UNREAD  # the caller did not read the stored drawing: static_layers reads it
+
+
 @dataclass
 class Board:
     course: Course
@@ -76,6 +92,7 @@ class Board:
     placeable: Iterable[Hex] = ()
     focus: str | None = None  # the viewer's colour: whose chevrons are always shown
     key: str | None = None  # the stored course's key: its static layers are kept by it
+    stored: Stored | Unread | None = UNREAD  # its stored drawing, when the caller read it
     out: list[str] = field(default_factory=list)
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # the viewBox, set by render_static
 
@@ -83,7 +100,7 @@ class Board:
         return pixel(cell, SIZE)
 
     def render(self) -> str:
-        head, base, buoys, self.box = static_layers(self.course, self.key)
+        head, base, buoys, self.box = static_layers(self.course, self.key, self.stored)
         shows = "".join(f" shows-{n}" for n in sorted(self._always_shown()))
         self.out.append(f'<svg class="board {self.course.lake.side}{shows}" {head}>')
         self.out.append(base)
@@ -390,53 +407,111 @@ class Board:
 
 
 Layers = tuple[str, str, str, tuple[float, float, float, float]]
+Box = tuple[float, float, float, float]
+# Raise when render_static draws differently: every stored drawing is then drawn again.
+DRAWING_VERSION = 1
 _STATIC: weakref.WeakKeyDictionary[Course, dict[str, Layers]] = weakref.WeakKeyDictionary()
 # by the stored course's key (games.models.LakeCourse) and language, compressed (~36 KB of SVG
 # in ~6 KB): a page finds its course's layers even after the parsed course left the cache
 STATIC_BY_KEY_SIZE = 2048
-_STATIC_BY_KEY: OrderedDict[tuple[str, str], tuple[bytes, tuple[float, float, float, float]]] = OrderedDict()
+_STATIC_BY_KEY: OrderedDict[tuple[str, str], tuple[bytes, Box]] = OrderedDict()
 _static_lock = threading.Lock()
+_versions: dict[str, str] = {}
 
 
-def static_layers(course: Course, key: str | None = None) -> Layers:
-    """The course's static layers, drawn once per course and language. Courses are immutable:
-    with the stored course's ``key`` the drawing is kept (compressed, the last
-    ``STATIC_BY_KEY_SIZE`` used) across the parsed course's comings and goings in
-    games.state.course_by_key; without one, as long as the course object lives."""
+def drawing_version(language: str | None = None) -> str:
+    """What a stored drawing in ``language`` (the active one by default) must have been drawn
+    with: this code's ``DRAWING_VERSION`` and the project's catalogue of that language (the
+    lake's, line's and buoys' titles are translated), so that neither a new drawing nor new
+    words ever meet an old drawing."""
+    language = language or get_language() or "en"
+    version = _versions.get(language)
+    if version is None:
+        from django.conf import settings
+
+        digest = hashlib.sha256()
+        for root in settings.LOCALE_PATHS:
+            catalogue = Path(root) / to_locale(language) / "LC_MESSAGES" / "django.mo"
+            if catalogue.exists():
+                digest.update(catalogue.read_bytes())
+        version = _versions[language] = f"{DRAWING_VERSION}-{digest.hexdigest()[:16]}"
+    return version
+
+
+def _unpack(blob: bytes, box: Sequence[float]) -> Layers:
+    head, base, buoys = zlib.decompress(blob).decode().split("\0")
+    x, y, width, height = box
+    return head, base, buoys, (float(x), float(y), float(width), float(height))
+
+
+def _pack(layers: Layers) -> bytes:
+    return zlib.compress("\0".join(layers[:3]).encode(), 1)
+
+
+def static_layers(course: Course, key: str | None = None, stored: Stored | Unread | None = UNREAD) -> Layers:
+    """The course's static layers in the active language, drawn once per course for every
+    process. Courses are immutable: with the stored course's ``key`` the drawing is stored in
+    the database (games.models.CourseDrawing), which the game page reads with its game
+    (``stored``; other callers read it here), and kept in the process (compressed, the last
+    ``STATIC_BY_KEY_SIZE`` used); without a key it is kept as long as the course object lives."""
     language = get_language() or "en"
     by_language = _STATIC.setdefault(course, {})
     layers = by_language.get(language)
     if layers is not None:
         return layers
-    if key is not None:
-        with _static_lock:
-            kept = _STATIC_BY_KEY.get((key, language))
-            if kept is not None:
-                _STATIC_BY_KEY.move_to_end((key, language))
+    if key is None:
+        layers = by_language[language] = Board(course).render_static()
+        return layers
+    with _static_lock:
+        kept = _STATIC_BY_KEY.get((key, language))
         if kept is not None:
-            head, base, buoys = zlib.decompress(kept[0]).decode().split("\0")
-            layers = by_language[language] = (head, base, buoys, kept[1])
-            return layers
-    layers = by_language[language] = Board(course).render_static()
-    if key is not None:
-        blob = zlib.compress("\0".join(layers[:3]).encode(), 1)
+            _STATIC_BY_KEY.move_to_end((key, language))
+    if kept is None:
+        if stored is UNREAD:
+            stored = _read_drawing(key, language)
+        if stored is not None:
+            kept = (bytes(stored[0]), tuple(float(v) for v in stored[1]))  # type: ignore[assignment]
+        else:
+            drawn = Board(course).render_static()
+            kept = (_pack(drawn), drawn[3])
+            _store_drawing(key, language, kept)
         with _static_lock:
-            _STATIC_BY_KEY[(key, language)] = (blob, layers[3])
+            _STATIC_BY_KEY[(key, language)] = kept
             while len(_STATIC_BY_KEY) > STATIC_BY_KEY_SIZE:
                 _STATIC_BY_KEY.popitem(last=False)
+    layers = by_language[language] = _unpack(*kept)
     return layers
 
 
-def board_size(course: Course, key: str | None = None) -> tuple[float, float]:
+def _read_drawing(key: str, language: str) -> Stored | None:
+    from .models import CourseDrawing
+
+    return CourseDrawing.objects.filter(course_id=key, language=language, version=drawing_version(language)) \
+        .values_list("svg", "box").first()
+
+
+def _store_drawing(key: str, language: str, kept: tuple[bytes, Box]) -> None:
+    """Store a drawing for every process: one INSERT, the first time a course is shown in a
+    language (two processes drawing it at once: the second one's row is dropped)."""
+    from .models import CourseDrawing
+
+    CourseDrawing.objects.bulk_create(
+        [CourseDrawing(course_id=key, language=language, version=drawing_version(language), svg=kept[0],
+                       box=list(kept[1]))],
+        ignore_conflicts=True,
+    )
+
+
+def board_size(course: Course, key: str | None = None, stored: Stored | Unread | None = UNREAD) -> tuple[float, float]:
     """Width and height of the board's viewBox (the page turns the board on a portrait screen)."""
-    _x, _y, width, height = static_layers(course, key)[3]
+    _x, _y, width, height = static_layers(course, key, stored)[3]
     return width, height
 
 
-def board_style(course: Course, key: str | None = None) -> str:
+def board_style(course: Course, key: str | None = None, stored: Stored | Unread | None = UNREAD) -> str:
     """The board's size as CSS variables for the page's style block: a portrait phone turns the
     board by 90° (static/css/site.css)."""
-    return "--bw:{:.0f};--bh:{:.0f}".format(*board_size(course, key))
+    return "--bw:{:.0f};--bh:{:.0f}".format(*board_size(course, key, stored))
 
 
 def board_svg(
@@ -446,5 +521,6 @@ def board_svg(
     placeable: Iterable[Hex] = (),
     focus: str | None = None,
     key: str | None = None,
+    stored: Stored | Unread | None = UNREAD,
 ) -> str:
-    return Board(course, boats, options, placeable, focus, key=key).render()
+    return Board(course, boats, options, placeable, focus, key=key, stored=stored).render()

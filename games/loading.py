@@ -12,6 +12,7 @@ request.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,7 +22,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Field, Model
 
-from .models import Game, Seat
+from .models import CourseDrawing, Game, Seat
 
 # the user columns a game needs of its players (not their password hashes and the rest)
 PLAYER_FIELDS = ("username", "is_bot", "bot_level", "email", "email_mode", "time_zone", "reminder_hours",
@@ -51,20 +52,25 @@ def _part(model: type[Model], alias: str, names: Sequence[str] | None = None) ->
     return _Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols)  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=4)
-def _query(vendor: str, lock: bool) -> tuple[str, tuple[_Part, ...]]:
+@lru_cache(maxsize=8)
+def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[_Part, ...]]:
     user = get_user_model()
     parts = (_part(Seat, "s"), _part(Game, "g"), _part(user, "y", ("id", *PLAYER_FIELDS)),
              _part(user, "r", ("id", *PLAYER_FIELDS)))
     qn = connection.ops.quote_name
     columns = ", ".join(f"{p.alias}.{qn(f.column)}" for p in parts for f in p.fields)
     users = qn(user._meta.db_table)
+    joined = ""
+    if drawing:  # the board's stored drawing in a language and version, when there is one
+        columns += f", d.{qn('svg')}, d.{qn('box')}"
+        joined = (f"LEFT JOIN {qn(CourseDrawing._meta.db_table)} d ON d.{qn('course_id')} = g.{qn('course_id')} "
+                  f"AND d.{qn('language')} = %s AND d.{qn('version')} = %s ")
     sql = (
         f"SELECT {columns} FROM {qn(Seat._meta.db_table)} s "
         f"JOIN {qn(Game._meta.db_table)} g ON g.{qn('id')} = s.{qn('game_id')} "
         f"JOIN {users} y ON y.{qn('id')} = g.{qn('yellow_id')} "
         f"JOIN {users} r ON r.{qn('id')} = g.{qn('red_id')} "
-        f"WHERE s.{qn('game_id')} = %s"
+        f"{joined}WHERE s.{qn('game_id')} = %s"
     )
     if lock and connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF g"  # the game row only; on SQLite the transaction itself is the lock
@@ -90,6 +96,30 @@ def game_and_seats(game_id: int, *, lock: bool = False) -> tuple[Game, list[Seat
         rows = cursor.fetchall()
     if not rows:
         return None
+    return _game(rows, parts)
+
+
+def game_seats_and_drawing(game_id: int, language: str, version: str
+                           ) -> tuple[Game, list[Seat], tuple[bytes, list[float]] | None] | None:
+    """The same read, with the stored drawing of the game's board in ``language`` and
+    ``version`` (games.models.CourseDrawing; None when it has not been drawn yet): what the
+    game page shows, in one query."""
+    sql, parts = _query(connection.vendor, False, True)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [language, version, game_id])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    game, seats = _game([row[:-2] for row in rows], parts)
+    svg, box = rows[0][-2:]
+    if svg is None:
+        return game, seats, None
+    if isinstance(box, str):  # SQLite hands JSON back as text
+        box = json.loads(box)
+    return game, seats, (bytes(svg), box)
+
+
+def _game(rows: Sequence[Sequence[Any]], parts: tuple[_Part, ...]) -> tuple[Game, list[Seat]]:
     seat_part, game_part, yellow_part, red_part = parts
     widths = [len(p.fields) for p in parts]
     first = rows[0]

@@ -114,6 +114,28 @@ class LakeCourse(models.Model):
         super().save(*args, **kwargs)
 
 
+class CourseDrawing(models.Model):
+    """The static layers of a stored course's board (the ``<svg>`` element's attributes, the
+    lake, islands, spots and line, the buoys and their gates) in one language, drawn once for
+    every process (games.board.static_layers). A cache: rows can be deleted at any time and
+    are drawn again when next shown; ``version`` changes with the drawing code and with the
+    words of the language, so a stale drawing is never shown."""
+
+    course = models.ForeignKey(LakeCourse, on_delete=models.CASCADE, related_name="drawings")
+    language = models.CharField(max_length=16)
+    version = models.CharField(max_length=32)
+    svg = models.BinaryField(help_text="zlib of the three layers, separated by NUL")
+    box = models.JSONField(help_text="the viewBox: x, y, width, height")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["course", "language", "version"],
+                                               name="one_drawing_per_course_language_version")]
+
+    def __str__(self) -> str:
+        return f"drawing of {self.course_id[:8]} in {self.language} ({self.version})"
+
+
 class Game(models.Model):
     class Status(models.TextChoices):
         ACTIVE = "active"

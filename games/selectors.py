@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 
-from .loading import game_and_seats
+from .loading import game_and_seats, game_seats_and_drawing
 from .models import Challenge, Game, Move, Rating, Seat
 
 
@@ -50,6 +50,13 @@ def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
     """A game to show, with its players and its seats, in one query. None when there is no
     such game (games.loading: the same read as the locked one of the services)."""
     return game_and_seats(game_id)
+
+
+def game_to_show(game_id: int, language: str, version: str
+                 ) -> tuple[Game, list[Seat], tuple[bytes, list[float]] | None] | None:
+    """A game to show on its page: the same read, with its board's drawing stored in that
+    language and version (games.board.static_layers) when there is one."""
+    return game_seats_and_drawing(game_id, language, version)
 
 
 def ratings_of(user_ids: list[int]) -> dict[int, Rating]:

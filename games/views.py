@@ -23,7 +23,7 @@ from games.engine import DIRECTION_NAMES, Phase
 from games.engine.hexgrid import left, right
 
 from . import services
-from .board import BoatView, OptionView, board_style, board_svg
+from .board import UNREAD, BoatView, OptionView, Stored, Unread, board_style, board_svg, drawing_version
 from .bots import house_bots, play_house_bot
 from .errors import ServiceError
 from .forms import (
@@ -43,7 +43,7 @@ from .notifications import BadToken, user_from_token
 from .payloads import dice_options, shown_rows
 from .ratings import display as rating_display
 from .rules_examples import examples, legend
-from .selectors import game_with_seats, games_of, history, open_challenges, ratings_of
+from .selectors import game_to_show, game_with_seats, games_of, history, open_challenges, ratings_of
 from .state import course_of, record_of, state_of
 
 User = get_user_model()
@@ -215,8 +215,8 @@ def position_at(game: Game, rows: list[Move], at: int) -> Position:
     return Position([BoatView(**v) for v in views], damage, dice, [v["next_buoy"] - 1 for v in views])
 
 
-def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: ServiceError | None = None
-                  ) -> dict[str, Any]:
+def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: ServiceError | None = None,
+                  drawing: Stored | Unread | None = UNREAD) -> dict[str, Any]:
     user = request.user if request.user.is_authenticated else None
     rows = history(game)
     total = len(rows)
@@ -242,7 +242,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
     if your_turn and state.phase is Phase.PLACE:
         placeable = state.free_start_cells()
     focus = COLORS[viewer] if viewer is not None else None
-    svg = board_svg(course, position.boats, options, placeable, focus, key=game.course_id)
+    svg = board_svg(course, position.boats, options, placeable, focus, key=game.course_id, stored=drawing)
     ratings = ratings_of([game.yellow_id, game.red_id])
     players = []
     for s in seats:
@@ -266,7 +266,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         "players": players,
         "game": game,
         "board": svg,
-        "board_size": board_style(course, game.course_id),
+        "board_size": board_style(course, game.course_id),  # drawn above: kept in the process
         "at": at,
         "total": total,
         "replaying": replaying,
@@ -305,17 +305,24 @@ def _loaded(game_id: int) -> tuple[Game, list[Any]]:
     return found
 
 
+def _loaded_with_drawing(game_id: int) -> tuple[Game, list[Any], Stored | None]:
+    found = game_to_show(game_id, translation.get_language() or "en", drawing_version())
+    if found is None:
+        raise Http404("no such game")
+    return found
+
+
 @require_GET
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    game, seats = _loaded(game_id)
-    return render(request, "games/game.html", _game_context(request, game, seats))
+    game, seats, drawing = _loaded_with_drawing(game_id)
+    return render(request, "games/game.html", _game_context(request, game, seats, drawing=drawing))
 
 
 @require_GET
 def game_board(request: HttpRequest, game_id: int) -> HttpResponse:
     """The board alone (for the replay control without reloading the page)."""
-    game, seats = _loaded(game_id)
-    context = _game_context(request, game, seats)
+    game, seats, drawing = _loaded_with_drawing(game_id)
+    context = _game_context(request, game, seats, drawing=drawing)
     return HttpResponse(context["board"], content_type="image/svg+xml")
 
 

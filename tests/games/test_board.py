@@ -118,23 +118,36 @@ def test_static_layers_are_drawn_once_per_course_and_language(course):
     assert width > height  # the lake is landscape; a portrait phone turns it (CSS)
 
 
-def test_static_layers_are_kept_by_the_stored_courses_key_after_the_course_object_is_gone(monkeypatch):
-    """Issue 10: the static layers are drawn once per course, not once per parsed course
-    object: a page finds them although its course left games.state.course_by_key's cache."""
+def forget_drawings_of_this_process(board) -> None:
+    """What another process, or this one after its caches let the course go, starts from."""
+    board._STATIC_BY_KEY.clear()
+    board._versions.clear()
+
+
+@pytest.mark.django_db
+def test_static_layers_are_stored_once_per_course_and_language_for_every_process(monkeypatch):
+    """Issue 10: the static layers are drawn once per course (and language), not once per
+    process or parsed course object: the first drawing is stored (games.models.CourseDrawing)
+    and every process reads it, although its course left games.state.course_by_key's cache."""
     import copy
     import gc
 
     import games.board as board
+    from games.models import CourseDrawing
+    from games.state import course_data, stored_course
 
+    forget_drawings_of_this_process(board)
     course = new_course("expert", "C", random.Random(12))
-    key = "k" * 64
+    key = stored_course(course_data(course)).key
     with override("en"):
         drawn = static_layers(course, key)
     with override("de"):
         german = static_layers(course, key)
+    assert sorted(CourseDrawing.objects.filter(course_id=key).values_list("language", flat=True)) == ["de", "en"]
     again = copy.deepcopy(course)  # the course parsed again: an equal object, not the same one
     del course
     gc.collect()
+    forget_drawings_of_this_process(board)
 
     def no_drawing(self):
         raise AssertionError("drawn again")
@@ -147,6 +160,28 @@ def test_static_layers_are_kept_by_the_stored_courses_key_after_the_course_objec
     assert german[1] != drawn[1] or german[0] != drawn[0]  # each language its own (titles, labels)
     with override("it"), pytest.raises(AssertionError, match="drawn again"):
         static_layers(again, key)  # a language not drawn yet is drawn
+    # a new drawing code (or new words in a language: its catalogue is part of the version)
+    # never meets an old drawing
+    monkeypatch.setattr(board, "DRAWING_VERSION", board.DRAWING_VERSION + 1)
+    forget_drawings_of_this_process(board)
+    gc.collect()
+    with override("en"), pytest.raises(AssertionError, match="drawn again"):
+        static_layers(copy.deepcopy(again), key)
+
+
+def test_the_version_of_a_drawing_follows_the_catalogue_of_its_language(tmp_path, settings):
+    import games.board as board
+
+    forget_drawings_of_this_process(board)
+    english, german = board.drawing_version("en"), board.drawing_version("de")
+    assert english != german and english.startswith(f"{board.DRAWING_VERSION}-")
+    catalogue = tmp_path / "de" / "LC_MESSAGES" / "django.mo"
+    catalogue.parent.mkdir(parents=True)
+    catalogue.write_bytes(b"other words")
+    settings.LOCALE_PATHS = [tmp_path]
+    forget_drawings_of_this_process(board)
+    assert board.drawing_version("de") not in (german, english)
+    forget_drawings_of_this_process(board)
 
 
 @pytest.mark.django_db
