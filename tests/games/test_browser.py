@@ -9,6 +9,19 @@ import pytest
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
+def reload(page, url: str) -> None:
+    """Open the game page again. The page already open may reload itself at that moment (its
+    live stream saw the other player's move), which aborts this navigation: then open it again."""
+    for attempt in range(3):
+        try:
+            page.goto(url)
+            return
+        except Exception as exc:  # playwright's Error: net::ERR_ABORTED
+            if "ERR_ABORTED" not in str(exc) or attempt == 2:
+                raise
+            page.wait_for_load_state()
+
+
 def sign_up(page, base: str, name: str) -> None:
     page.goto(f"{base}/signup/")
     page.fill("#id_username", name)
@@ -77,7 +90,7 @@ def test_sign_up_challenge_accept_and_play_until_a_buoy_or_a_crash(live_server, 
             done = []
             for _ in range(120):
                 for page in (ann, bob):
-                    page.goto(game_url)
+                    reload(page, game_url)
                 mover = next((pg for pg in (ann, bob) if pg.locator("#game").get_attribute("data-your-turn") == "1"), None)
                 damage, buoys = damage_and_buoys(ann)
                 if damage or buoys or mover is None:
