@@ -29,11 +29,13 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections, connection
+from django.db.models import Field
 from django.utils import timezone
 
 from .models import LiveEvent, LiveSeen
@@ -49,12 +51,34 @@ def publish(*, kind: str, game_id: int | None = None, challenge_id: int | None =
     """Append one event to the log (one INSERT). Never raises: a failed publish must not undo
     or fail the move that committed already; the pages catch up on their next event or load."""
     try:
-        return LiveEvent.objects.create(kind=kind, game_id=game_id, challenge_id=challenge_id,
-                                        user_a=user_a, user_b=user_b, series_id=series_id, data=data)
+        event = LiveEvent(kind=kind, game_id=game_id, challenge_id=challenge_id, user_a=user_a, user_b=user_b,
+                          series_id=series_id, data=data)
+        sql, fields = _insert_sql(connection.vendor)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [f.get_db_prep_save(getattr(event, f.attname), connection) for f in fields])
+            if connection.features.can_return_columns_from_insert:
+                event.pk = cursor.fetchone()[0]
+            else:
+                event.pk = connection.ops.last_insert_id(cursor, LiveEvent._meta.db_table, "id")
+        event._state.adding = False
+        return event
     except Exception:
         log.exception("could not publish the live event %s (game %s, challenge %s, series %s)", kind, game_id,
                       challenge_id, series_id)
         return None
+
+
+@lru_cache(maxsize=2)
+def _insert_sql(vendor: str) -> tuple[str, tuple[Field[Any, Any], ...]]:
+    """The INSERT of an event, put together once per process from the model: what
+    ``objects.create`` would send, without compiling it on every move (~0.2 ms of CPU)."""
+    fields = tuple(f for f in LiveEvent._meta.concrete_fields if not f.primary_key)
+    qn = connection.ops.quote_name
+    sql = (f"INSERT INTO {qn(LiveEvent._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
+           f"VALUES ({', '.join(['%s'] * len(fields))})")
+    if connection.features.can_return_columns_from_insert:
+        sql += f" RETURNING {qn(LiveEvent._meta.pk.column)}"
+    return sql, fields  # type: ignore[return-value]
 
 
 def prune(now: datetime | None = None) -> int:
