@@ -32,7 +32,7 @@ Converter = Callable[[Any, Any, Any], Any]
 
 
 @dataclass(frozen=True)
-class _Part:
+class Part:
     model: type[Model]
     alias: str
     fields: tuple[Field[Any, Any], ...]
@@ -41,7 +41,8 @@ class _Part:
     col: tuple[Any, ...]
 
 
-def _part(model: type[Model], alias: str, names: Sequence[str] | None = None) -> _Part:
+def model_part(model: type[Model], alias: str, names: Sequence[str] | None = None) -> Part:
+    """The columns of a model (or only ``names``) under a table alias, with their converters."""
     # in the model's field order: Model.from_db expects the values of a partial load in that order
     fields = tuple(f for f in model._meta.concrete_fields if names is None or f.name in names)
     cols = tuple(f.get_col(alias) for f in fields)  # type: ignore[union-attr]
@@ -49,14 +50,14 @@ def _part(model: type[Model], alias: str, names: Sequence[str] | None = None) ->
         tuple(connection.ops.get_db_converters(col) + f.get_db_converters(connection))  # type: ignore[union-attr]
         for f, col in zip(fields, cols, strict=True)
     )
-    return _Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols)  # type: ignore[arg-type]
+    return Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols)  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=8)
-def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[_Part, ...]]:
+def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[Part, ...]]:
     user = get_user_model()
-    parts = (_part(Seat, "s"), _part(Game, "g"), _part(user, "y", ("id", *PLAYER_FIELDS)),
-             _part(user, "r", ("id", *PLAYER_FIELDS)))
+    parts = (model_part(Seat, "s"), model_part(Game, "g"), model_part(user, "y", ("id", *PLAYER_FIELDS)),
+             model_part(user, "r", ("id", *PLAYER_FIELDS)))
     qn = connection.ops.quote_name
     columns = ", ".join(f"{p.alias}.{qn(f.column)}" for p in parts for f in p.fields)
     users = qn(user._meta.db_table)
@@ -77,7 +78,8 @@ def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[_
     return sql, parts
 
 
-def _instance(part: _Part, values: Sequence[Any]) -> Any:
+def instance_of(part: Part, values: Sequence[Any]) -> Any:
+    """A model instance from its part's values in a row, as the ORM would make it."""
     converted = []
     for value, converters, col in zip(values, part.converters, part.col, strict=True):
         for convert in converters:
@@ -119,19 +121,19 @@ def game_seats_and_drawing(game_id: int, language: str, version: str
     return game, seats, (bytes(svg), box)
 
 
-def _game(rows: Sequence[Sequence[Any]], parts: tuple[_Part, ...]) -> tuple[Game, list[Seat]]:
+def _game(rows: Sequence[Sequence[Any]], parts: tuple[Part, ...]) -> tuple[Game, list[Seat]]:
     seat_part, game_part, yellow_part, red_part = parts
     widths = [len(p.fields) for p in parts]
     first = rows[0]
     offset = widths[0]
-    game = _instance(game_part, first[offset:offset + widths[1]])
+    game = instance_of(game_part, first[offset:offset + widths[1]])
     offset += widths[1]
-    game.yellow = _instance(yellow_part, first[offset:offset + widths[2]])
+    game.yellow = instance_of(yellow_part, first[offset:offset + widths[2]])
     offset += widths[2]
-    game.red = _instance(red_part, first[offset:offset + widths[3]])
+    game.red = instance_of(red_part, first[offset:offset + widths[3]])
     seats = []
     for row in rows:
-        seat = _instance(seat_part, row[:widths[0]])
+        seat = instance_of(seat_part, row[:widths[0]])
         seat.game = game
         seats.append(seat)
     seats.sort(key=lambda seat: seat.index)

@@ -1,16 +1,38 @@
 """DRF's token authentication, plus the player's own language (``User.language``) for the
 rest of the request, as ``UserLocaleMiddleware`` does for session logins (docs/i18n.md):
 a token client gets its refusals' ``message`` in the player's language, else in the language
-of ``Accept-Language``; the ``code`` never changes."""
+of ``Accept-Language``; the ``code`` never changes.
+
+Every API request starts here, so the read of the token and its user is put together once per
+process (games.loading) instead of compiled by the ORM each time; it answers as DRF's does."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-from rest_framework import authentication
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.utils.translation import gettext_lazy as _
+from rest_framework import authentication, exceptions
+from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
+from games.loading import Part, instance_of, model_part
+
 from .middleware import use_players_language
+
+
+@lru_cache(maxsize=2)
+def _query(vendor: str) -> tuple[str, Part, Part]:
+    user = get_user_model()
+    token, owner = model_part(Token, "t"), model_part(user, "u")
+    qn = connection.ops.quote_name
+    columns = ", ".join(f"{p.alias}.{qn(f.column)}" for p in (token, owner) for f in p.fields)
+    sql = (f"SELECT {columns} FROM {qn(Token._meta.db_table)} t "
+           f"JOIN {qn(user._meta.db_table)} u ON u.{qn(user._meta.pk.column)} = t.{qn('user_id')} "
+           f"WHERE t.{qn('key')} = %s")
+    return sql, token, owner
 
 
 class TokenAuthentication(authentication.TokenAuthentication):
@@ -19,3 +41,17 @@ class TokenAuthentication(authentication.TokenAuthentication):
         if result is not None:
             use_players_language(request._request, result[0])
         return result
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        sql, token_part, user_part = _query(connection.vendor)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [key])
+            row = cursor.fetchone()
+        if row is None:
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
+        width = len(token_part.fields)
+        token = instance_of(token_part, row[:width])
+        token.user = instance_of(user_part, row[width:])
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        return token.user, token

@@ -79,6 +79,27 @@ def test_bad_challenges_name_the_field_and_make_nothing(body, field):
     assert not Challenge.objects.exists()
 
 
+def test_a_token_is_read_with_its_player_and_refused_when_unknown_or_the_player_is_inactive():
+    """powerboats_site/api_auth.py reads the token and its player in one query put together
+    once per process; it answers as DRF's TokenAuthentication does."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    user = make_user("ann")
+    client = client_for(user)
+    with CaptureQueriesContext(connection) as queries:
+        me = client.get("/api/games/")
+    assert me.status_code == 200
+    reads = [q["sql"] for q in queries.captured_queries if "authtoken_token" in q["sql"]]
+    assert len(reads) == 1 and "JOIN" in reads[0]
+    unknown = APIClient(HTTP_AUTHORIZATION="Token " + "0" * 40).get("/api/games/")
+    assert unknown.status_code == 401 and unknown.json()["code"] == "authentication_failed"
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    gone = client.get("/api/games/")
+    assert gone.status_code == 401 and gone.json()["code"] == "authentication_failed"
+
+
 def test_reading_needs_no_login_but_acting_does():
     game = placed_game()
     assert APIClient().get(f"/api/games/{game.pk}/").status_code == 200
