@@ -23,6 +23,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from enum import Enum
 from html import escape
 from pathlib import Path
@@ -500,6 +501,21 @@ def _store_drawing(key: str, language: str, kept: tuple[bytes, Box]) -> None:
                        box=list(kept[1]))],
         ignore_conflicts=True,
     )
+
+
+DRAWING_DAYS = 30
+
+
+def prune_drawings(now: datetime | None = None) -> int:
+    """Drop stored drawings older than ``DRAWING_DAYS`` (the sweep; index
+    ``course_drawing_created``): the courses of finished games are seldom shown again, and one
+    still shown is drawn and stored again on its next view."""
+    from django.utils import timezone
+
+    from .models import CourseDrawing
+
+    cutoff = (now or timezone.now()) - timedelta(days=DRAWING_DAYS)
+    return CourseDrawing.objects.filter(created_at__lt=cutoff).delete()[0]
 
 
 def board_size(course: Course, key: str | None = None, stored: Stored | Unread | None = UNREAD) -> tuple[float, float]:

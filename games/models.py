@@ -119,7 +119,8 @@ class CourseDrawing(models.Model):
     lake, islands, spots and line, the buoys and their gates) in one language, drawn once for
     every process (games.board.static_layers). A cache: rows can be deleted at any time and
     are drawn again when next shown; ``version`` changes with the drawing code and with the
-    words of the language, so a stale drawing is never shown."""
+    words of the language, so a stale drawing is never shown. The sweep drops drawings older than
+    ``DRAWING_DAYS`` (games.board.prune_drawings): a course still shown is drawn again."""
 
     course = models.ForeignKey(LakeCourse, on_delete=models.CASCADE, related_name="drawings")
     language = models.CharField(max_length=16)
@@ -131,6 +132,7 @@ class CourseDrawing(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["course", "language", "version"],
                                                name="one_drawing_per_course_language_version")]
+        indexes = [models.Index(fields=["created_at"], name="course_drawing_created")]  # the sweep's prune
 
     def __str__(self) -> str:
         return f"drawing of {self.course_id[:8]} in {self.language} ({self.version})"

@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import F, Q
 from django.utils import timezone
 
-from . import bots, live, services
+from . import board, bots, live, services
 from .errors import ServiceError
 from .models import Challenge, EmailLog, Game
 from .notifications import notify, queue, send_logged
@@ -94,8 +94,9 @@ def sweep_clocks() -> dict[str, int]:
         queue(entry_id)
         requeued += 1
     pruned = live.prune(now)  # live events older than a day (indexed: live_event_created)
+    drawings = board.prune_drawings(now)  # stored board drawings older than 30 days (course_drawing_created)
     return {"timed_out": timed_out, "reminded": reminded, "released": len(due), "requeued": requeued,
-            "live_pruned": pruned}
+            "live_pruned": pruned, "drawings_pruned": drawings}
 
 
 def digest_readers() -> Any:

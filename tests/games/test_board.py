@@ -222,3 +222,31 @@ def test_holding_dice_the_default_is_still_to_keep_them():
     assert client.login(username=game.player(game.to_move).username, password=PASSWORD)
     page = client.get(f"/games/{game.pk}/").content.decode()
     assert re.search(r'value="keep" checked', page) and not re.search(r'value="add" checked', page)
+
+
+@pytest.mark.django_db
+def test_the_sweep_drops_drawings_a_month_old_and_a_course_shown_again_is_drawn_again():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    import games.board as board
+    from games.models import CourseDrawing
+    from games.state import course_data, stored_course
+    from games.tasks import sweep_clocks
+
+    forget_drawings_of_this_process(board)
+    old, new = (new_course("expert", letter, random.Random(5)) for letter in "AB")
+    keys = [stored_course(course_data(c)).key for c in (old, new)]
+    with override("en"):
+        for course, key in zip((old, new), keys, strict=True):
+            static_layers(course, key)
+    CourseDrawing.objects.filter(course_id=keys[0]).update(
+        created_at=timezone.now() - timedelta(days=board.DRAWING_DAYS, minutes=1))
+    assert sweep_clocks()["drawings_pruned"] == 1
+    assert list(CourseDrawing.objects.values_list("course_id", flat=True)) == [keys[1]]
+    forget_drawings_of_this_process(board)
+    board._STATIC.clear()
+    with override("en"):
+        static_layers(old, keys[0])
+    assert CourseDrawing.objects.filter(course_id=keys[0]).count() == 1
