@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,8 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import translation
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
@@ -270,7 +273,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         "at": at,
         "total": total,
         "replaying": replaying,
-        "rows": [(row, long[row.ply]) for row in shown_rows(rows)],
+        "moves": move_items(shown_rows(rows), long, at, replaying),
         "winner": game.player(COLORS.index(game.winner_color)) if game.winner_color else None,
         "your_turn": your_turn,
         "viewer_color": focus,
@@ -296,6 +299,19 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         assert state.pending is not None
         context["pending"] = state.pending
     return context
+
+
+def move_items(rows: Iterable[Move], long: dict[int, str], at: int, replaying: bool) -> SafeString:
+    """The move list's items: one per row, its notation linking to the position after it and
+    its long form. Written here rather than as a template loop, which costs ~0.14 ms a move
+    (a page of a finished game shows seventy and more)."""
+    items = []
+    for row in rows:
+        after = row.ply + 1
+        current = " current" if replaying and after == at else ""
+        items.append(f'<li class="move-{escape(row.kind)}{current}"><a href="?at={after}"><code class="notation">'
+                     f'{escape(row.notation)}</code></a> <span class="long">{escape(long[row.ply])}</span></li>')
+    return mark_safe("".join(items))  # every value above is escaped
 
 
 def _loaded(game_id: int) -> tuple[Game, list[Any]]:

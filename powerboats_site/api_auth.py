@@ -13,7 +13,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
@@ -21,6 +21,9 @@ from rest_framework.request import Request
 from games.loading import Part, instance_of, model_part
 
 from .middleware import use_players_language
+
+# DRF's own words, translated by its catalogue (not ours: makemessages does not see them here)
+INVALID, INACTIVE = "Invalid token.", "User inactive or deleted."
 
 
 @lru_cache(maxsize=2)
@@ -48,10 +51,10 @@ class TokenAuthentication(authentication.TokenAuthentication):
             cursor.execute(sql, [key])
             row = cursor.fetchone()
         if row is None:
-            raise exceptions.AuthenticationFailed(_("Invalid token."))
+            raise exceptions.AuthenticationFailed(gettext(INVALID))
         width = len(token_part.fields)
         token = instance_of(token_part, row[:width])
         token.user = instance_of(user_part, row[width:])
         if not token.user.is_active:
-            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+            raise exceptions.AuthenticationFailed(gettext(INACTIVE))
         return token.user, token
