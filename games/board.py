@@ -16,12 +16,14 @@ placeable cells are drawn per request.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import threading
 import weakref
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import Enum
@@ -418,19 +420,25 @@ STATIC_BY_KEY_SIZE = 2048
 _STATIC_BY_KEY: OrderedDict[tuple[str, str], tuple[bytes, Box]] = OrderedDict()
 _static_lock = threading.Lock()
 _versions: dict[str, str] = {}
+log = logging.getLogger(__name__)
 
 
 def drawing_version(language: str | None = None) -> str:
     """What a stored drawing in ``language`` (the active one by default) must have been drawn
-    with: this code's ``DRAWING_VERSION`` and the project's catalogue of that language (the
-    lake's, line's and buoys' titles are translated), so that neither a new drawing nor new
-    words ever meet an old drawing."""
+    with: ``DRAWING_VERSION``, the source of the drawing code (this module and the grid's
+    geometry) and the project's catalogue of that language (the lake's, line's and buoys'
+    titles are translated), so that neither a new drawing nor new words ever meet an old
+    drawing, even when nobody raised ``DRAWING_VERSION``."""
     language = language or get_language() or "en"
     version = _versions.get(language)
     if version is None:
         from django.conf import settings
 
+        from .engine import hexgrid
+
         digest = hashlib.sha256()
+        for source in (__file__, hexgrid.__file__):
+            digest.update(Path(source).read_bytes())
         for root in settings.LOCALE_PATHS:
             catalogue = Path(root) / to_locale(language) / "LC_MESSAGES" / "django.mo"
             if catalogue.exists():
@@ -494,13 +502,20 @@ def _read_drawing(key: str, language: str) -> Stored | None:
 def _store_drawing(key: str, language: str, kept: tuple[bytes, Box]) -> None:
     """Store a drawing for every process: one INSERT, the first time a course is shown in a
     language (two processes drawing it at once: the second one's row is dropped)."""
+    from django.db import DatabaseError, connection, transaction
+
     from .models import CourseDrawing
 
-    CourseDrawing.objects.bulk_create(
-        [CourseDrawing(course_id=key, language=language, version=drawing_version(language), svg=kept[0],
-                       box=list(kept[1]))],
-        ignore_conflicts=True,
-    )
+    try:
+        # inside a caller's transaction, a savepoint: a failure must not break what the caller does
+        with transaction.atomic() if connection.in_atomic_block else nullcontext():
+            CourseDrawing.objects.bulk_create(
+                [CourseDrawing(course_id=key, language=language, version=drawing_version(language), svg=kept[0],
+                               box=list(kept[1]))],
+                ignore_conflicts=True,
+            )
+    except DatabaseError:  # a cache: the page is shown all the same, the next view stores it
+        log.warning("could not store the drawing of course %s in %s", key[:8], language, exc_info=True)
 
 
 DRAWING_DAYS = 30

@@ -55,12 +55,12 @@ def publish(*, kind: str, game_id: int | None = None, challenge_id: int | None =
                           series_id=series_id, data=data)
         sql, fields = _insert_sql(connection.vendor)
         with connection.cursor() as cursor:
-            cursor.execute(sql, [f.get_db_prep_save(getattr(event, f.attname), connection) for f in fields])
+            cursor.execute(sql, [f.get_db_prep_save(f.pre_save(event, True), connection) for f in fields])
             if connection.features.can_return_columns_from_insert:
                 event.pk = cursor.fetchone()[0]
             else:
                 event.pk = connection.ops.last_insert_id(cursor, LiveEvent._meta.db_table, "id")
-        event._state.adding = False
+        event._state.adding, event._state.db = False, connection.alias
         return event
     except Exception:
         log.exception("could not publish the live event %s (game %s, challenge %s, series %s)", kind, game_id,

@@ -116,7 +116,7 @@ def game_seats_and_drawing(game_id: int, language: str, version: str
     svg, box = rows[0][-2:]
     if svg is None:
         return game, seats, None
-    if isinstance(box, str):  # SQLite hands JSON back as text
+    if isinstance(box, str):  # JSON comes back as text (Django has psycopg leave jsonb undecoded)
         box = json.loads(box)
     return game, seats, (bytes(svg), box)
 

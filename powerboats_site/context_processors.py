@@ -9,6 +9,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import HttpRequest
 from django.urls import get_script_prefix, get_urlconf, reverse
 
@@ -24,3 +26,9 @@ def _menu(prefix: str, urlconf: Any) -> dict[str, str]:
 
 def links(request: HttpRequest) -> dict[str, Any]:
     return {"links": _menu(get_script_prefix(), get_urlconf())}
+
+
+@receiver(setting_changed)
+def _urls_changed(setting: str, **kwargs: Any) -> None:
+    if setting in ("ROOT_URLCONF", "FORCE_SCRIPT_NAME"):
+        _menu.cache_clear()

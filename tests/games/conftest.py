@@ -5,3 +5,16 @@ import pytest
 def _fast_password_hashing(settings) -> None:
     """Production hashing is slow on purpose; tests do not need it."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_board_drawings():
+    """The board's drawings kept by this process (games.board) outlive each test's database:
+    every test starts and ends without them, so none depends on which ran before it."""
+    import games.board as board
+
+    for cache in (board._STATIC, board._STATIC_BY_KEY, board._versions):
+        cache.clear()
+    yield
+    for cache in (board._STATIC, board._STATIC_BY_KEY, board._versions):
+        cache.clear()

@@ -250,3 +250,35 @@ def test_the_sweep_drops_drawings_a_month_old_and_a_course_shown_again_is_drawn_
     with override("en"):
         static_layers(old, keys[0])
     assert CourseDrawing.objects.filter(course_id=keys[0]).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_drawing_that_cannot_be_stored_is_shown_all_the_same(monkeypatch, caplog):
+    from django.db import DatabaseError
+
+    import games.board as board
+    from games.models import CourseDrawing
+    from games.state import course_data, stored_course
+
+    course = new_course("expert", "B", random.Random(8))
+    key = stored_course(course_data(course)).key
+
+    def refused(*args, **kwargs):
+        raise DatabaseError("the database is read-only")
+
+    monkeypatch.setattr(CourseDrawing.objects, "bulk_create", refused)
+    with override("en"):
+        layers = static_layers(course, key)
+    assert layers == board.Board(course).render_static() and 'class="cells"' in layers[1]
+    assert "could not store the drawing" in caplog.text and not CourseDrawing.objects.exists()
+
+
+def test_the_version_of_a_drawing_follows_the_drawing_code(monkeypatch, tmp_path):
+    import games.board as board
+
+    english = board.drawing_version("en")
+    changed = tmp_path / "board.py"
+    changed.write_text(open(board.__file__).read() + "\n# drawn differently\n")
+    monkeypatch.setattr(board, "__file__", str(changed))
+    board._versions.clear()
+    assert board.drawing_version("en") != english, "a change of the drawing code is a new version by itself"

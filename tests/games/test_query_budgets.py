@@ -104,6 +104,23 @@ def test_reading_a_game_stays_within_the_query_budgets(game):
     assert len(sql) <= BUDGET["page"], "\n".join(sql)
 
 
+def test_an_unchanged_game_answers_not_modified_for_almost_nothing(game):
+    """Conditional requests: a client polling a game that has not changed gets a 304 after
+    authentication and one read; after a move the ETag changes."""
+    client = Client()
+    auth = {"HTTP_AUTHORIZATION": f"Token {token(game.red)}"}
+    first = client.get(f"/api/games/{game.pk}/", **auth)
+    etag = first["ETag"]
+    response, sql = counted(lambda: client.get(f"/api/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag, **auth))
+    assert response.status_code == 304 and response["ETag"] == etag and len(sql) <= 2
+    other = client.get(f"/api/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag,
+                       HTTP_AUTHORIZATION=f"Token {token(game.yellow)}")
+    assert other.status_code == 200, "another viewer sees another version (their own options)"
+    client.post(f"/api/games/{game.pk}/roll/", {"ply": 2, "change": "add", "reroll": []}, "application/json", **auth)
+    again = client.get(f"/api/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag, **auth)
+    assert again.status_code == 200 and again["ETag"] != etag and again.json()["ply"] > 2
+
+
 def test_a_page_reads_its_boards_drawing_with_the_game(game, monkeypatch):
     """The first view of a course in a language draws its static layers and stores them (one
     INSERT more); every later view, in any process, reads them with the game: no drawing and
