@@ -127,7 +127,7 @@ def fill_project(games: int, out: Path) -> None:
         sessions[u.pk] = s.session_key
     with multiprocessing.get_context("fork").Pool(os.cpu_count() or 2) as pool:
         courses = pool.map(_course, range(games), chunksize=16)
-    rows = []
+    rows, keys = [], []
     for i, course in enumerate(courses):
         yellow, red = users[(2 * i) % players], users[(2 * i + 1 + i // players) % players]
         if yellow.pk == red.pk:
@@ -138,17 +138,16 @@ def fill_project(games: int, out: Path) -> None:
         services.game_place(user=red, game_id=game.pk, ply=1, cell=tuple(line[-1]), heading=0)
         rows.append({"id": game.pk, "tokens": [tokens[yellow.pk], tokens[red.pk]],
                      "sessions": [sessions[yellow.pk], sessions[red.pk]]})
+        keys.append(game.course_id)
     # each game's page shown once, as its players see it when it starts: its board's drawing is
     # stored (games.board.static_layers), as on a site in use; the page scenario measures views
     from django.utils.translation import override
 
     from games.board import static_layers
-    from games.models import Game
     from games.state import course_by_key
 
     with override("en"):
-        for row in rows:
-            key = Game.objects.values_list("course_id", flat=True).get(pk=row["id"])
+        for key in keys:
             static_layers(course_by_key(key), key)
     out.write_text(json.dumps(rows))
 

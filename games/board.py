@@ -479,7 +479,7 @@ def static_layers(course: Course, key: str | None = None, stored: Stored | Unrea
         if stored is UNREAD:
             stored = _read_drawing(key, language)
         if stored is not None:
-            kept = (bytes(stored[0]), tuple(float(v) for v in stored[1]))  # type: ignore[assignment]
+            kept = (bytes(stored[0]), tuple(stored[1]))  # type: ignore[assignment]  # _unpack makes them floats
         else:
             drawn = Board(course).render_static()
             kept = (_pack(drawn), drawn[3])

@@ -46,7 +46,7 @@ from .notifications import BadToken, user_from_token
 from .payloads import dice_options, shown_rows
 from .ratings import display as rating_display
 from .rules_examples import examples, legend
-from .selectors import game_to_show, game_with_seats, games_of, history, open_challenges, ratings_of
+from .selectors import game_to_show, games_of, history, open_challenges, ratings_of
 from .state import course_of, record_of, state_of
 
 User = get_user_model()
@@ -314,14 +314,8 @@ def move_items(rows: Iterable[Move], long: dict[int, str], at: int, replaying: b
     return mark_safe("".join(items))  # every value above is escaped
 
 
-def _loaded(game_id: int) -> tuple[Game, list[Any]]:
-    found = game_with_seats(game_id)
-    if found is None:
-        raise Http404("no such game")
-    return found
-
-
-def _loaded_with_drawing(game_id: int) -> tuple[Game, list[Any], Stored | None]:
+def _loaded(game_id: int) -> tuple[Game, list[Any], Stored | None]:
+    """The game to show, its seats and its board's stored drawing, in one query."""
     found = game_to_show(game_id, translation.get_language() or "en", drawing_version())
     if found is None:
         raise Http404("no such game")
@@ -330,14 +324,14 @@ def _loaded_with_drawing(game_id: int) -> tuple[Game, list[Any], Stored | None]:
 
 @require_GET
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    game, seats, drawing = _loaded_with_drawing(game_id)
+    game, seats, drawing = _loaded(game_id)
     return render(request, "games/game.html", _game_context(request, game, seats, drawing=drawing))
 
 
 @require_GET
 def game_board(request: HttpRequest, game_id: int) -> HttpResponse:
     """The board alone (for the replay control without reloading the page)."""
-    game, seats, drawing = _loaded_with_drawing(game_id)
+    game, seats, drawing = _loaded(game_id)
     context = _game_context(request, game, seats, drawing=drawing)
     return HttpResponse(context["board"], content_type="image/svg+xml")
 
@@ -352,8 +346,9 @@ def game_record(request: HttpRequest, game_id: int) -> JsonResponse:
 
 def _turn(request: HttpRequest, game_id: int, form: Any, act: Any) -> HttpResponse:
     def page(error: ServiceError, status: int) -> HttpResponse:
-        game, seats = _loaded(game_id)
-        return render(request, "games/game.html", _game_context(request, game, seats, error), status=status)
+        game, seats, drawing = _loaded(game_id)
+        return render(request, "games/game.html", _game_context(request, game, seats, error, drawing),
+                      status=status)
 
     return posted_turn(form, act, page, reverse("game", args=[game_id]))
 
