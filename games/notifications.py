@@ -32,6 +32,7 @@ from . import live
 from .models import COLORS, Challenge, EmailLog, Game
 from .reasons import color_name, group_text, outcome_text, rank_text, reason_text
 from .signals import emails_recorded
+from .writing import Writes
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -97,21 +98,24 @@ def absolute(path: str) -> str:
 Email = tuple[Any, str, str, dict[str, Any]]  # user, event, key, data
 
 
-def record(emails: list[Email], hold: timedelta | None = None) -> list[int]:
+def record(emails: list[Email], hold: timedelta | None = None, writes: Writes | None = None) -> list[EmailLog]:
     """Inside the caller's transaction: the rows of the emails whose recipients want them,
     published for sending when the transaction commits — or, with ``hold``, left for the clock
     sweep to send once that time has passed (``send_after``). The caller guarantees the keys
-    are new (it holds the lock of what the emails are about); use :func:`notify` otherwise."""
+    are new (it holds the lock of what the emails are about); use :func:`notify` otherwise.
+    With ``writes`` the rows join the caller's other writes (games.writing), sent with them."""
     send_after = timezone.now() + hold if hold else None
     rows = [EmailLog(user=user, event=event, key=key, data=data, send_after=send_after)
             for user, event, key, data in emails if user.wants_email(event)]
     if not rows:
         return []
-    EmailLog.objects.bulk_create(rows)
-    ids = [row.pk for row in rows]
+    if writes is not None:
+        writes.insert(rows)
+    else:
+        EmailLog.objects.bulk_create(rows)
     if send_after is None:
-        transaction.on_commit(lambda: emails_recorded.send(sender=EmailLog, ids=ids))
-    return ids
+        transaction.on_commit(lambda: emails_recorded.send(sender=EmailLog, ids=[row.pk for row in rows]))
+    return rows
 
 
 def your_turn_hold() -> timedelta:

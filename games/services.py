@@ -83,6 +83,7 @@ from .state import (
     stored_course,
     turn_row,
 )
+from .writing import Writes
 
 User = get_user_model()
 
@@ -337,7 +338,8 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
     game_before = _values(game, GAME_FIELDS)
     seats_before = [_values(s, SEAT_FIELDS) for s in seats]
     had_turn, was_over = game.to_move, game.over
-    Move.objects.bulk_create(step.rows)
+    writes = Writes()  # sent together (games.writing): one round trip on PostgreSQL
+    writes.insert(step.rows)
     store_state(game, seats, step.state)
     finished = game.over and not was_over
     turn_passed = not game.over and game.to_move != had_turn
@@ -349,13 +351,14 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
     for seat, before in zip(seats, seats_before, strict=True):
         changed = [f for f, v in zip(SEAT_FIELDS, before, strict=True) if getattr(seat, f) != v]
         if changed:
-            seat.save(update_fields=changed)
+            writes.update(seat, changed)
     changed = [f for f, v in zip(GAME_FIELDS, game_before, strict=True) if getattr(game, f) != v]
-    game.save(update_fields=[*changed, "updated_at"])
+    writes.update(game, [*changed, "updated_at"])
+    if turn_passed:
+        notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold(), writes=writes)
+    writes.send()
     if finished:
         _finish(game, seats)
-    elif turn_passed:
-        notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold())
     ply, to_move, bot, players = game.ply, game.user_id_to_move, game.bot_to_move, (game.yellow_id, game.red_id)
     transaction.on_commit(lambda: move_made.send(
         sender=Game, game_id=game.pk, ply=ply, user_id_to_move=to_move, turn_passed=turn_passed, bot_to_move=bot,
