@@ -209,6 +209,11 @@ def start(name: str, module: str, port: int, env: dict[str, str], cwd: Path, log
     else:
         command = [sys.executable, "-m", "gunicorn", module, "--bind", f"127.0.0.1:{port}", "--workers", "2",
                    "--access-logfile", "-"]
+    try:  # a server left over from an interrupted run would answer instead of this one
+        http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
+        raise SystemExit(f"port {port} is in use (a server of an earlier run?): stop it, or set BENCH_PORT")
+    except OSError:
+        pass
     process = subprocess.Popen(command, env=env, cwd=cwd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     for _ in range(200):
         try:
