@@ -106,6 +106,7 @@ def fill_project(games: int, out: Path) -> None:
     import django
 
     django.setup()
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
@@ -121,7 +122,7 @@ def fill_project(games: int, out: Path) -> None:
     sessions = {}
     for u in users:
         s = SessionStore()
-        s[SESSION_KEY], s[BACKEND_SESSION_KEY] = str(u.pk), "django.contrib.auth.backends.ModelBackend"
+        s[SESSION_KEY], s[BACKEND_SESSION_KEY] = str(u.pk), settings.AUTHENTICATION_BACKENDS[-1]
         s[HASH_SESSION_KEY] = u.get_session_auth_hash()
         s.create()
         sessions[u.pk] = s.session_key

@@ -138,3 +138,30 @@ def _game(rows: Sequence[Sequence[Any]], parts: tuple[Part, ...]) -> tuple[Game,
         seats.append(seat)
     seats.sort(key=lambda seat: seat.index)
     return game, seats
+
+
+@lru_cache(maxsize=32)
+def _select(model: type[Model], vendor: str, names: tuple[str, ...] | None, column: str, count: int
+            ) -> tuple[str, Part]:
+    part = model_part(model, "m", names)
+    qn = connection.ops.quote_name
+    columns = ", ".join(f"m.{qn(f.column)}" for f in part.fields)
+    where = model._meta.get_field(column).column  # type: ignore[union-attr]
+    values = ", ".join(["%s"] * count)
+    return f"SELECT {columns} FROM {qn(model._meta.db_table)} m WHERE m.{qn(where)} IN ({values})", part
+
+
+def rows_where(model: type[Model], column: str, values: Sequence[Any], names: Sequence[str] | None = None
+               ) -> list[Any]:
+    """The rows of ``model`` whose ``column`` is one of ``values`` (in no order), with only the
+    fields ``names`` (and the key; the others deferred, as ``.only()``): the small reads of
+    every game page and API GET, without compiling them each time."""
+    if not values:
+        return []
+    if names is not None:
+        names = tuple(dict.fromkeys((model._meta.pk.name, *names)))  # type: ignore[union-attr]
+    sql, part = _select(model, connection.vendor, names, column, len(values))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(values))
+        rows = cursor.fetchall()
+    return [instance_of(part, row) for row in rows]

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 
-from .loading import game_and_seats, game_seats_and_drawing
+from .loading import game_and_seats, game_seats_and_drawing, rows_where
 from .models import Challenge, Game, Move, Rating, Seat
 
 
@@ -61,8 +61,7 @@ def game_to_show(game_id: int, language: str, version: str
 
 def ratings_of(user_ids: list[int]) -> dict[int, Rating]:
     """The ratings of some players (those who have one), in one small query."""
-    return {r.user_id: r for r in Rating.objects.filter(user_id__in=user_ids).only("user", "rating", "deviation")
-            .order_by()}
+    return {r.user_id: r for r in rows_where(Rating, "user", user_ids, ("user", "rating", "deviation"))}
 
 
 MOVE_LIST_COLUMNS = ("game", "ply", "seat", "kind", "termination", "notation")
@@ -70,9 +69,9 @@ MOVE_LIST_COLUMNS = ("game", "ply", "seat", "kind", "termination", "notation")
 
 def history(game: Game, columns: tuple[str, ...] | None = None) -> list[Move]:
     """The history rows of a game in ply order (``columns``: only those, e.g. for a move list)."""
-    rows = Move.objects.filter(game=game).order_by()
-    if columns:
-        rows = rows.only(*columns)
+    rows = rows_where(Move, "game", [game.pk], columns)
+    for row in rows:
+        row.game = game
     return sorted(rows, key=lambda row: row.ply)
 
 

@@ -87,7 +87,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user, backend="accounts.backends.PlayerBackend")
         messages.success(request, _("Welcome, %(name)s! Challenge someone in the lobby.") % {"name": user.username})
         return redirect("lobby")
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)

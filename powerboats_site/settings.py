@@ -152,8 +152,11 @@ CACHES = {"default": env.cache_url("CACHE_URL", default="dbcache://powerboats_ca
 # --- no password guessing (accounts/throttle.py) -----------------------------------------
 AUTHENTICATION_BACKENDS = [
     "accounts.throttle.LoginLockoutBackend",  # django-axes: refuses logins while locked
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's ModelBackend, its read of a session's player put together once (a session made
+    # while ModelBackend was listed here logs in again once)
+    "accounts.backends.PlayerBackend",
 ]
+SESSION_ENGINE = "powerboats_site.sessions"  # Django's database sessions, their read put together once
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # per account, and per address

@@ -31,3 +31,26 @@ def test_the_loader_gives_what_the_orm_gives_field_by_field():
                 for field in Seat._meta.concrete_fields:
                     assert getattr(seat, field.attname) == getattr(orm_seat, field.attname), field.name
     assert game_and_seats(10**9) is None
+
+
+def test_rows_where_gives_what_the_orm_gives():
+    """The small reads of a page and an API GET (a game's history, its players' ratings)."""
+    from games.loading import rows_where
+    from games.models import Move, Rating
+    from games.selectors import MOVE_LIST_COLUMNS, history, ratings_of
+
+    game = play_until(placed_game(), lambda g: g.ply >= 9)
+    orm = list(Move.objects.filter(game=game).order_by("ply"))
+    rows = history(game)
+    assert [r.pk for r in rows] == [r.pk for r in orm] and all(r.game is game for r in rows)
+    for row, orm_row in zip(rows, orm, strict=True):
+        for field in Move._meta.concrete_fields:
+            assert getattr(row, field.attname) == getattr(orm_row, field.attname), field.name
+    short = history(game, MOVE_LIST_COLUMNS)
+    assert [(r.pk, r.ply, r.notation) for r in short] == [(r.pk, r.ply, r.notation) for r in orm]
+    assert "path" in short[0].get_deferred_fields(), "only the columns asked for are read"
+    Rating.objects.create(user=game.yellow, rating=1612.5, deviation=80.0)
+    found = ratings_of([game.yellow_id, game.red_id])
+    assert list(found) == [game.yellow_id] and (found[game.yellow_id].rating, found[game.yellow_id].deviation) == (
+        1612.5, 80.0)
+    assert rows_where(Move, "game", []) == [] and rows_where(Move, "game", [10**9]) == []
