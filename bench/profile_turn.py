@@ -36,7 +36,6 @@ def main() -> None:
     parser.add_argument("--scenario", choices=["turns", "api", "html"], default="turns")
     parser.add_argument("--sort", default="cumulative")
     parser.add_argument("--no-profile", action="store_true", help="only time the requests (CPU and wall)")
-    parser.add_argument("--no-live", action="store_true", help="leave out the live event of a move: what it costs")
     parser.add_argument("--plain-token", action="store_true", help="DRF's own TokenAuthentication: what ours costs")
     parser.add_argument("--without", action="append", default=[],
                         help="leave out a middleware (dotted path; repeatable): what it costs")
@@ -61,10 +60,6 @@ def main() -> None:
         settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_AUTHENTICATION_CLASSES": [
             "rest_framework.authentication.TokenAuthentication", "rest_framework.authentication.SessionAuthentication"]}
     django.setup()
-    if args.no_live:
-        from games.signals import move_made
-
-        move_made.disconnect(dispatch_uid="live-move")
     from django.test import Client
 
     games = json.loads((ROOT / "var" / "bench-http" / "project.json").read_text())

@@ -1,15 +1,20 @@
 """Live events (docs/live.md): an append-only log in the database, read by every web process.
 
-Publishing (sync, called by the receivers in ``games/receivers.py`` after the commit of a move,
-a game's start or end, or a change of a challenge) is one INSERT of a ``LiveEvent`` row: the turn
-path gets no slower than that, and the row exists only if the change committed.
+Publishing is one INSERT of a ``LiveEvent`` row. A move's event, and a new game's start and
+first turn, are written in the move's (the game's) own transaction, with its other writes
+(games.writing): the event exists exactly when the move does, and costs the turn no statement
+of its own. Other events (a game's end, a challenge's change, a chat line, a series' change)
+are published by the receivers in ``games/receivers.py`` after their commit.
 
 Reading is done by the async stream views (``games/live_views.py``) under the ASGI server. Each
 server process has one ``Hub`` per event loop: a single task that polls the log for rows newer
 than the last it saw (one indexed query every ``LIVE_POLL_SECONDS``, whatever the number of
-connections) and hands each row to the queues of the connections it concerns. A connection that
-comes back sends ``Last-Event-ID`` and is first given the rows after it from the log itself, so
-a web process restart or a dropped connection loses nothing.
+connections) and hands each row to the queues of the connections it concerns. Rows may become
+visible out of id order (transactions commit in any order), so the hub waits a little for a
+missing id before going past it (``Hub.take``). A connection that comes back sends
+``Last-Event-ID`` and is first given the rows after it from the log itself, so a web process
+restart or a dropped connection loses nothing (but an event committed out of order within the
+moment of the reconnection, ~ms).
 
 Who sees what (``concerns``):
 * a game's stream: that game's moves, start and end (anyone may watch, as the game page);
@@ -51,8 +56,8 @@ def publish(*, kind: str, game_id: int | None = None, challenge_id: int | None =
     """Append one event to the log (one INSERT). Never raises: a failed publish must not undo
     or fail the move that committed already; the pages catch up on their next event or load."""
     try:
-        event = LiveEvent(kind=kind, game_id=game_id, challenge_id=challenge_id, user_a=user_a, user_b=user_b,
-                          series_id=series_id, data=data)
+        event = new_event(kind=kind, game_id=game_id, challenge_id=challenge_id, user_a=user_a, user_b=user_b,
+                          series_id=series_id, **data)
         sql, fields = _insert_sql(connection.vendor)
         with connection.cursor() as cursor:
             cursor.execute(sql, [f.get_db_prep_save(f.pre_save(event, True), connection) for f in fields])
@@ -66,6 +71,22 @@ def publish(*, kind: str, game_id: int | None = None, challenge_id: int | None =
         log.exception("could not publish the live event %s (game %s, challenge %s, series %s)", kind, game_id,
                       challenge_id, series_id)
         return None
+
+
+def new_event(*, kind: str, game_id: int | None = None, challenge_id: int | None = None, user_a: int | None = None,
+              user_b: int | None = None, series_id: int | None = None, **data: Any) -> LiveEvent:
+    """An event (not saved): for a change whose event is written in its own transaction, as a
+    move's is (games.services: with the move's other writes, so the event exists exactly when
+    the move does and costs no statement of its own)."""
+    return LiveEvent(kind=kind, game_id=game_id, challenge_id=challenge_id, user_a=user_a, user_b=user_b,
+                     series_id=series_id, data=data)
+
+
+def move_event(game_id: int, players: tuple[int, int], ply: int, to_move: int | None, turn_passed: bool
+               ) -> LiveEvent:
+    """The event of a move (or of a game's start, at ply 0): who is to move now."""
+    return new_event(kind=LiveEvent.Kind.MOVE, game_id=game_id, user_a=players[0], user_b=players[1], ply=ply,
+                     to_move=to_move, turn_passed=turn_passed)
 
 
 @lru_cache(maxsize=2)
@@ -194,14 +215,55 @@ class Subscription:
     queue: asyncio.Queue[LiveEvent] = field(default_factory=asyncio.Queue)
 
 
+GAP_SECONDS = 10.0  # how long a missing id is waited for before the hub goes on without it
+IN_FLIGHT = 1000  # at most this many events committing at once (far more than connections)
+
+
 class Hub:
-    """Polls the log once per ``LIVE_POLL_SECONDS`` for the whole process and fans rows out."""
+    """Polls the log once per ``LIVE_POLL_SECONDS`` for the whole process and fans rows out.
+
+    Ids are handed out by the database when a row is inserted, but rows become visible when
+    their transaction commits, which is not always in id order: a move's event is written in
+    the move's transaction, and two moves commit in either order. So the hub keeps a
+    watermark ``seen`` (every id up to it was handed out, or never came) and the ids above it
+    it has handed out already, reads from the watermark on, and hands each row out once, as
+    soon as it sees it. An id missing below one it has seen is waited for ``GAP_SECONDS``
+    (a transaction still committing), then given up (one rolled back, or a row pruned)."""
 
     def __init__(self) -> None:
         self.subscriptions: set[Subscription] = set()
-        self.seen = -1  # the last id handed out; -1 until the first poll
+        self.seen = -1  # the watermark; -1 until the first poll
+        self.ahead: set[int] = set()  # ids above the watermark handed out already
+        self.missing: dict[int, float] = {}  # ids above the watermark not seen yet: since when
         self.task: asyncio.Task[None] | None = None
         self.started = asyncio.Event()
+
+    def take(self, rows: list[LiveEvent], now: float) -> list[LiveEvent]:
+        """Of rows read after the watermark (in id order), those not handed out yet; moves the
+        watermark over what is complete and over gaps older than ``GAP_SECONDS``."""
+        new = [row for row in rows if row.pk > self.seen and row.pk not in self.ahead]
+        for row in new:
+            self.ahead.add(row.pk)
+            self.missing.pop(row.pk, None)
+        if self.ahead:
+            top = max(self.ahead)
+            if top - IN_FLIGHT > self.seen:  # further back nothing can still be committing
+                self.seen = top - IN_FLIGHT
+                self.ahead = {pk for pk in self.ahead if pk > self.seen}
+                self.missing = {pk: t for pk, t in self.missing.items() if pk > self.seen}
+            for pk in range(self.seen + 1, top):
+                if pk not in self.ahead:
+                    self.missing.setdefault(pk, now)
+        while True:
+            following = self.seen + 1
+            if following in self.ahead:
+                self.ahead.discard(following)
+            elif following in self.missing and now - self.missing[following] >= GAP_SECONDS:
+                del self.missing[following]
+            else:
+                break
+            self.seen = following
+        return new
 
     async def subscribe(self, channel: Channel) -> Subscription:
         sub = Subscription(channel)
@@ -222,7 +284,10 @@ class Hub:
             except Exception:  # the database is away: the subscribers wait, then go on
                 log.exception("live: could not read the event log")
                 await asyncio.sleep(1)
+        self.ahead.clear()
+        self.missing.clear()
         self.started.set()
+        loop = asyncio.get_running_loop()
         interval = settings.LIVE_POLL_SECONDS
         while self.subscriptions:
             await asyncio.sleep(interval)
@@ -232,8 +297,7 @@ class Hub:
                 log.exception("live: could not read the event log")
                 await asyncio.sleep(1)
                 continue
-            for row in rows:
-                self.seen = row.pk
+            for row in self.take(rows, loop.time()):
                 for sub in list(self.subscriptions):
                     if sub.channel.concerns(row):
                         sub.queue.put_nowait(row)
@@ -259,12 +323,16 @@ async def events(channel: Channel, after: int | None, heartbeat: float,
     h = hub()
     sub = await h.subscribe(channel)
     try:
-        last = after if after is not None else h.seen
-        if after is not None and after < h.seen:
+        # what the hub had handed out when this subscription began comes from the log; what it
+        # hands out from now on comes through the queue (each row once: the ids given from the
+        # log are remembered until the queue brings them too)
+        watermark, ahead = h.seen, set(h.ahead)
+        given: set[int] = set()
+        if after is not None and (after < watermark or any(pk > after for pk in ahead)):
             rows, _ = await sync_to_async(backlog)(channel, after, 100_000)
             for row in rows:
-                if row.pk <= h.seen:
-                    last = row.pk
+                if row.pk <= watermark or row.pk in ahead:
+                    given.add(row.pk)
                     yield row
         loop = asyncio.get_running_loop()
         next_seen = 0.0
@@ -278,9 +346,10 @@ async def events(channel: Channel, after: int | None, heartbeat: float,
             except TimeoutError:
                 yield None
                 continue
-            if row.pk > last:
-                last = row.pk
-                yield row
+            if row.pk in given:
+                given.discard(row.pk)
+                continue
+            yield row
     finally:
         h.unsubscribe(sub)
 

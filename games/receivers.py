@@ -22,7 +22,6 @@ from .signals import (
     chat_posted,
     emails_recorded,
     game_finished,
-    game_started,
     move_made,
 )
 
@@ -79,19 +78,7 @@ def a_house_bot_moves_in_a_series(sender: Any, series_id: int, ply: int, **kwarg
         _bot_turns.pending = None
 
 # --- live events (games/live.py, docs/live.md): one INSERT after the commit --------------------
-
-
-@receiver(move_made, dispatch_uid="live-move")
-def a_move_goes_live(sender: Any, game_id: int, ply: int, user_id_to_move: int | None = None,
-                     turn_passed: bool = False, player_ids: tuple[int, int] | None = None, **kwargs: Any) -> None:
-    a, b = player_ids or (None, None)
-    live.publish(kind=LiveEvent.Kind.MOVE, game_id=game_id, user_a=a, user_b=b, ply=ply, to_move=user_id_to_move,
-                 turn_passed=turn_passed)
-
-
-@receiver(game_started, dispatch_uid="live-start")
-def a_game_start_goes_live(sender: Any, game_id: int, player_ids: tuple[int, int], **kwargs: Any) -> None:
-    live.publish(kind=LiveEvent.Kind.START, game_id=game_id, user_a=player_ids[0], user_b=player_ids[1])
+# (a move's event and a new game's start are written in their own transaction: games.services)
 
 
 @receiver(game_finished, dispatch_uid="live-finish")

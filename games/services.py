@@ -42,7 +42,7 @@ from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
-from . import clock, notifications, ratings
+from . import clock, live, notifications, ratings
 from .errors import (
     Conflict,
     GameIsOver,
@@ -66,6 +66,7 @@ from .models import (
     Game,
     IdempotentRequest,
     LakeSide,
+    LiveEvent,
     Move,
     Seat,
 )
@@ -239,6 +240,9 @@ def game_create(
     Seat.objects.bulk_create(seats)
     notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold())
     bot, players = game.bot_to_move, (yellow.pk, red.pk)
+    LiveEvent.objects.bulk_create([  # with the game: its start, then its first turn (games.live)
+        live.new_event(kind=LiveEvent.Kind.START, game_id=game.pk, user_a=yellow.pk, user_b=red.pk),
+        live.move_event(game.pk, players, 0, yellow.pk, True)])
     transaction.on_commit(lambda: game_started.send(sender=Game, game_id=game.pk, player_ids=players))
     transaction.on_commit(lambda: move_made.send(
         sender=Game, game_id=game.pk, ply=0, user_id_to_move=yellow.pk, turn_passed=True, bot_to_move=bot,
@@ -356,10 +360,12 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
     writes.update(game, [*changed, "updated_at"])
     if turn_passed:
         notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold(), writes=writes)
+    players = (game.yellow_id, game.red_id)
+    writes.insert([live.move_event(game.pk, players, game.ply, game.user_id_to_move, turn_passed)])
     writes.send()
     if finished:
         _finish(game, seats)
-    ply, to_move, bot, players = game.ply, game.user_id_to_move, game.bot_to_move, (game.yellow_id, game.red_id)
+    ply, to_move, bot = game.ply, game.user_id_to_move, game.bot_to_move
     transaction.on_commit(lambda: move_made.send(
         sender=Game, game_id=game.pk, ply=ply, user_id_to_move=to_move, turn_passed=turn_passed, bot_to_move=bot,
         player_ids=players))

@@ -23,18 +23,17 @@ def kinds() -> list[tuple[str, dict]]:
     return [(e.kind, e.data) for e in LiveEvent.objects.order_by("pk")]
 
 
-def test_a_game_start_and_a_move_are_published_after_the_commit(django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        game = make_game()
-    assert LiveEvent.objects.count() == 0, "nothing before the commit"
-    for callback in callbacks:
-        callback()
-    assert [k for k, _ in kinds()] == ["start", "move"]
+def test_a_game_start_and_a_move_are_written_with_them_in_their_transaction():
+    """A move's event is written in the move's own transaction, with its other writes (one
+    statement on PostgreSQL: games.writing): it exists exactly when the move does."""
+    game = make_game()
+    assert [k for k, _ in kinds()] == ["start", "move"], "a new game: its start, then its first turn"
     line = game.course.data["course"]["start_finish_cells"]
-    with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
+    with CaptureQueriesContext(connection) as queries:
         services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
-    inserts = [q["sql"] for q in queries.captured_queries if "games_liveevent" in q["sql"]]
-    assert len(inserts) == 1 and inserts[0].startswith("INSERT"), "publishing is one INSERT"
+    writes = [q["sql"] for q in queries.captured_queries if "games_liveevent" in q["sql"]]
+    assert len(writes) == 1 and "INSERT" in writes[0] and "games_move" in (
+        writes[0] if connection.vendor == "postgresql" else "games_move"), writes
     event = LiveEvent.objects.latest("pk")
     assert (event.kind, event.game_id, event.user_a, event.user_b) == ("move", game.pk, game.yellow_id, game.red_id)
     assert event.data == {"ply": 1, "to_move": game.red_id, "turn_passed": True}
@@ -46,6 +45,84 @@ def test_a_refused_move_publishes_nothing(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(ServiceError):
         services.game_place(user=game.red, game_id=game.pk, ply=0, cell=(0, 0), heading=0)
     assert LiveEvent.objects.count() == before
+
+
+def test_a_move_that_fails_leaves_no_event():
+    """The event and the move are one: a move refused after its writes began (a history row at
+    a ply already taken, as when two requests race) leaves neither."""
+    game = make_game()
+    before = LiveEvent.objects.count()
+    line = game.course.data["course"]["start_finish_cells"]
+    from games.models import Move
+
+    Move.objects.create(game=game, ply=0, seat=0, user=game.yellow, kind=Move.Kind.PLACE, final=list(line[1]),
+                        heading=0, notation="taken")
+    with pytest.raises(ServiceError):
+        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    assert LiveEvent.objects.count() == before
+
+
+def test_the_hub_hands_out_rows_committed_out_of_order_once_each():
+    """Transactions commit in any order, so a row with a lower id can become visible after one
+    with a higher id: the hub hands out each row once, as soon as it sees it, and goes past a
+    missing id only after waiting ``GAP_SECONDS`` for it."""
+    hub = live.Hub()
+    hub.seen = 10
+    row = lambda pk: LiveEvent(pk=pk, kind="move", game_id=1)  # noqa: E731
+    assert [r.pk for r in hub.take([row(12), row(13)], now=0.0)] == [12, 13]
+    assert hub.seen == 10 and hub.missing == {11: 0.0}, "11 is still committing: the watermark waits"
+    assert [r.pk for r in hub.take([row(12), row(13)], now=1.0)] == [], "read again: not handed out twice"
+    assert [r.pk for r in hub.take([row(11), row(12), row(13), row(14)], now=2.0)] == [11, 14]
+    assert hub.seen == 14 and not hub.ahead and not hub.missing
+    assert [r.pk for r in hub.take([row(16)], now=3.0)] == [16] and hub.seen == 14
+    hub.take([], now=3.0 + live.GAP_SECONDS - 0.1)
+    assert hub.seen == 14, "not given up yet"
+    hub.take([], now=3.0 + live.GAP_SECONDS)
+    assert hub.seen == 16 and not hub.missing, "15 never came (rolled back): given up"
+    assert hub.take([row(15)], now=99.0) == [], "below the watermark: too late"
+    far = 16 + live.IN_FLIGHT + 5
+    assert [r.pk for r in hub.take([row(far)], now=100.0)] == [far]
+    assert hub.seen == far - live.IN_FLIGHT and len(hub.missing) == live.IN_FLIGHT - 1, (
+        "ids long before the newest are not waited for (an emptied log, a sequence that jumped)")
+
+
+@pytest.mark.postgres  # SQLite has one writer at a time: nothing commits out of order there
+@pytest.mark.django_db(transaction=True)
+def test_the_hub_sees_an_event_whose_transaction_commits_after_a_later_one():
+    """On the real database: a move's event gets its id in the move's transaction, and a later
+    move can commit first. The hub's next reads hand out both."""
+    import threading
+
+    from django.db import connections, transaction
+
+    hub = live.Hub()
+    probe = live.new_event(kind="move", game_id=0)
+    probe.save()
+    hub.seen = probe.pk  # where the ids are now
+    inserted, release, done = threading.Event(), threading.Event(), threading.Event()
+
+    def slow() -> None:
+        try:
+            with transaction.atomic():
+                live.new_event(kind="move", game_id=1).save()
+                inserted.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+            done.set()
+
+    threading.Thread(target=slow).start()
+    assert inserted.wait(10)
+    later = live.new_event(kind="move", game_id=2)
+    later.save()
+    first = hub.take(live._new_rows(hub.seen), now=0.0)
+    assert [r.game_id for r in first] == [2], "the earlier id is not visible yet"
+    assert hub.missing, "and is waited for"
+    release.set()
+    assert done.wait(10)
+    second = hub.take(live._new_rows(hub.seen), now=1.0)
+    assert sorted(r.game_id for r in first + second) == [1, 2], "each once"
+    assert hub.seen == later.pk and not hub.ahead and not hub.missing
 
 
 def test_a_challenge_is_published_at_each_change(django_capture_on_commit_callbacks):
