@@ -20,6 +20,7 @@ from django.db.models import Q
 
 from . import glicko2
 from .models import Game, Rating, RatingChange, Seat
+from .writing import Writes
 
 User = get_user_model()
 RATING_PERIOD = timedelta(days=7)  # a player's deviation grows by one idle period per week without rated games
@@ -106,21 +107,26 @@ def apply(ratings: dict[int, Rating], updates: list[Update], at: datetime) -> No
         r.last_rated_at = at
 
 
-def rate_game(game: Game, seats: Sequence[Seat] | None = None) -> bool:
+RATING_FIELDS = ("rating", "deviation", "volatility", "games", "wins", "draws", "losses", "points", "points_per_game",
+                 "last_rated_at")  # what a rated game changes (apply)
+
+
+def rate_game(game: Game, seats: Sequence[Seat] | None = None, writes: Writes | None = None) -> bool:
     """Update both players' ratings for a finished game, once. Call inside the transaction that
-    finished it (``games.services._finish``), with its seats if they are loaded."""
+    finished it (``games.services._finish``), with its seats if they are loaded; with ``writes``
+    the new ratings and their history join the move's other writes (games.writing)."""
     if not is_rated(game, seats) or RatingChange.objects.filter(game=game).exists():
         return False
     at = game.finished_at or game.updated_at
     ids = sorted({game.yellow_id, game.red_id})
-    for uid in ids:
-        Rating.objects.get_or_create(user_id=uid)
+    Rating.objects.bulk_create([Rating(user_id=uid) for uid in ids], ignore_conflicts=True)  # a first rated game
     ratings = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=ids).order_by("user_id")}
     updates = updates_for(game, ratings, at, seats)
     apply(ratings, updates, at)
+    own = writes if writes is not None else Writes()
     for r in ratings.values():
-        r.save()
-    RatingChange.objects.bulk_create([
+        own.update(r, RATING_FIELDS)
+    own.insert([
         RatingChange(
             game=game, user_id=u.user_id, opponent_id=u.opponent_id, score=u.score,
             rating_before=u.before.rating, deviation_before=u.before.deviation, volatility_before=u.before.volatility,
@@ -130,6 +136,8 @@ def rate_game(game: Game, seats: Sequence[Seat] | None = None) -> bool:
         )
         for u in updates
     ])
+    if writes is None:
+        own.send()
     return True
 
 

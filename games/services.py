@@ -362,9 +362,9 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
         notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold(), writes=writes)
     players = (game.yellow_id, game.red_id)
     writes.insert([live.move_event(game.pk, players, game.ply, game.user_id_to_move, turn_passed)])
-    writes.send()
     if finished:
-        _finish(game, seats)
+        _finish(game, seats, writes)
+    writes.send()
     ply, to_move, bot = game.ply, game.user_id_to_move, game.bot_to_move
     transaction.on_commit(lambda: move_made.send(
         sender=Game, game_id=game.pk, ply=ply, user_id_to_move=to_move, turn_passed=turn_passed, bot_to_move=bot,
@@ -377,12 +377,13 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
     return answer
 
 
-def _finish(game: Game, seats: Sequence[Seat]) -> None:
+def _finish(game: Game, seats: Sequence[Seat], writes: Writes) -> None:
     """The one place a game is finished, whatever ended it (a finishing move, a resignation,
-    a time-out, an adjudication): rate it (in this transaction), record the game-over emails,
-    and publish ``game_finished`` after the commit (tournaments close their rounds)."""
-    ratings.rate_game(game, seats)
-    notifications.record(notifications.game_over(game))
+    a time-out, an adjudication): rate it (in this transaction), record the game-over emails
+    (both with the move's other writes), and publish ``game_finished`` after the commit
+    (tournaments close their rounds)."""
+    ratings.rate_game(game, seats, writes)
+    notifications.record(notifications.game_over(game), writes=writes)
     players, winner = (game.yellow_id, game.red_id), game.winner_id
     transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk, player_ids=players,
                                                      winner_id=winner))
