@@ -277,7 +277,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # the live streams are async views, described by a hook (games/live_schema.py)
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "games.live_schema.add_streams"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "games.live_schema.add_streams",
+                            "powerboats_site.schema.one_blank_string"],
     "ENUM_NAME_OVERRIDES": {
         "ChallengeColorEnum": "games.models.ColorChoice",
         "PlayerColorEnum": "games.api_enums.PLAYER_COLOR",
