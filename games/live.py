@@ -10,8 +10,8 @@ Reading is done by the async stream views (``games/live_views.py``) under the AS
 server process has one ``Hub`` per event loop: a single task that polls the log for rows newer
 than the last it saw (one indexed query every ``LIVE_POLL_SECONDS``, whatever the number of
 connections) and hands each row to the queues of the connections it concerns. Rows may become
-visible out of id order (transactions commit in any order), so the hub waits a little for a
-missing id before going past it (``Hub.take``). A connection that comes back sends
+visible out of id order (transactions commit in any order), so the hub waits for a missing id
+as long as the transaction that took it may still commit (``Hub.take``). A connection that comes back sends
 ``Last-Event-ID`` and is first given the rows after it from the log itself, so a web process
 restart or a dropped connection loses nothing (but an event committed out of order within the
 moment of the reconnection, ~ms).
@@ -183,10 +183,18 @@ def _fresh() -> None:
 
 def backlog(channel: Channel, after: int, limit: int = 1000) -> tuple[list[LiveEvent], int]:
     """The events after id ``after`` that concern the channel (a reconnect: Last-Event-ID),
-    among the next ``limit`` of the log, and the last id looked at."""
+    among the next ``limit`` of the log, and the position to resume from: the last id looked
+    at, but not past a missing id followed by events younger than ``GAP_SECONDS`` (a
+    transaction may still be committing it; the events after it are sent again next time)."""
     _fresh()
     rows = list(LiveEvent.objects.filter(pk__gt=after).order_by("pk")[:limit])
-    return [row for row in rows if channel.concerns(row)], rows[-1].pk if rows else after
+    recent = timezone.now() - timedelta(seconds=GAP_SECONDS)
+    position = after
+    for row in rows:
+        if row.pk > position + 1 and row.created_at > recent:
+            break
+        position = row.pk
+    return [row for row in rows if channel.concerns(row)], position
 
 
 def last_id_before(when: datetime) -> int:
@@ -201,9 +209,27 @@ def last_id() -> int:
     return LiveEvent.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
 
 
-def _new_rows(after: int) -> list[LiveEvent]:
+Horizon = tuple[int, int]  # PostgreSQL: the xmin and xmax of a snapshot
+
+
+def horizon() -> Horizon | None:
+    """PostgreSQL: the oldest transaction still running and the next to begin, as a snapshot
+    taken now sees them (every transaction older than the first has ended); None elsewhere."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_snapshot_xmin(s)::text::bigint, pg_snapshot_xmax(s)::text::bigint "
+                       "FROM pg_current_snapshot() s")
+        xmin, xmax = cursor.fetchone()
+    return int(xmin), int(xmax)
+
+
+def _new_rows(after: int, limit: int = 1000) -> tuple[Horizon | None, list[LiveEvent]]:
+    """The horizon, then the rows after ``after`` (read in that order: a transaction the
+    horizon says has ended is visible to the read, if it committed)."""
     _fresh()
-    return list(LiveEvent.objects.filter(pk__gt=after).order_by("pk")[:1000])
+    seen_from = horizon()
+    return seen_from, list(LiveEvent.objects.filter(pk__gt=after).order_by("pk")[:limit])
 
 
 # --- the hub: one poller per event loop --------------------------------------------------------
@@ -215,8 +241,15 @@ class Subscription:
     queue: asyncio.Queue[LiveEvent] = field(default_factory=asyncio.Queue)
 
 
-GAP_SECONDS = 10.0  # how long a missing id is waited for before the hub goes on without it
-IN_FLIGHT = 1000  # at most this many events committing at once (far more than connections)
+GAP_SECONDS = 10.0  # without a horizon (SQLite): how long a missing id is waited for
+IN_FLIGHT = 10_000  # ids further back than this behind the newest are not waited for
+START_BACK = 1000  # a hub that starts looks this many ids back for ones still committing
+
+
+@dataclass
+class Missing:
+    noticed: float  # when (the loop's clock)
+    xmax: int | None = None  # PostgreSQL: the horizon's xmax at the next read after that
 
 
 class Hub:
@@ -225,79 +258,100 @@ class Hub:
     Ids are handed out by the database when a row is inserted, but rows become visible when
     their transaction commits, which is not always in id order: a move's event is written in
     the move's transaction, and two moves commit in either order. So the hub keeps a
-    watermark ``seen`` (every id up to it was handed out, or never came) and the ids above it
-    it has handed out already, reads from the watermark on, and hands each row out once, as
-    soon as it sees it. An id missing below one it has seen is waited for ``GAP_SECONDS``
-    (a transaction still committing), then given up (one rolled back, or a row pruned)."""
+    watermark ``seen`` (every id up to it was handed out, or never came), the ids above it
+    it has handed out already (``ahead``) and the ones it has not seen yet (``missing``); it
+    reads from the watermark on and hands each row out once, as soon as it sees it. A missing
+    id is waited for as long as the transaction that took it may still commit: on PostgreSQL
+    until every transaction that was running after it was noticed has ended (the horizon's
+    xmin passes the xmax read after it was noticed: then it was rolled back, or pruned), so a
+    long transaction (a tournament round pairing its games) is waited for; elsewhere (SQLite
+    has one writer at a time: ids commit in order) for ``GAP_SECONDS``."""
 
     def __init__(self) -> None:
         self.subscriptions: set[Subscription] = set()
         self.seen = -1  # the watermark; -1 until the first poll
         self.ahead: set[int] = set()  # ids above the watermark handed out already
-        self.missing: dict[int, float] = {}  # ids above the watermark not seen yet: since when
+        self.missing: dict[int, Missing] = {}  # ids above the watermark not seen yet
         self.task: asyncio.Task[None] | None = None
         self.started = asyncio.Event()
 
-    def take(self, rows: list[LiveEvent], now: float) -> list[LiveEvent]:
-        """Of rows read after the watermark (in id order), those not handed out yet; moves the
-        watermark over what is complete and over gaps older than ``GAP_SECONDS``."""
+    def take(self, rows: list[LiveEvent], now: float, seen_from: Horizon | None = None) -> list[LiveEvent]:
+        """Of rows read after the watermark (in id order, after ``seen_from``: the horizon),
+        those not handed out yet; moves the watermark over what is complete and over the
+        missing ids that can no longer come."""
+        for gap in self.missing.values():
+            if seen_from is not None and gap.xmax is None:
+                gap.xmax = seen_from[1]  # read after the rows in which the gap was noticed
         new = [row for row in rows if row.pk > self.seen and row.pk not in self.ahead]
         for row in new:
             self.ahead.add(row.pk)
             self.missing.pop(row.pk, None)
         if self.ahead:
             top = max(self.ahead)
-            if top - IN_FLIGHT > self.seen:  # further back nothing can still be committing
+            if top - IN_FLIGHT > self.seen:
                 self.seen = top - IN_FLIGHT
                 self.ahead = {pk for pk in self.ahead if pk > self.seen}
-                self.missing = {pk: t for pk, t in self.missing.items() if pk > self.seen}
+                self.missing = {pk: gap for pk, gap in self.missing.items() if pk > self.seen}
             for pk in range(self.seen + 1, top):
-                if pk not in self.ahead:
-                    self.missing.setdefault(pk, now)
+                if pk not in self.ahead and pk not in self.missing:
+                    self.missing[pk] = Missing(now)
         while True:
             following = self.seen + 1
             if following in self.ahead:
                 self.ahead.discard(following)
-            elif following in self.missing and now - self.missing[following] >= GAP_SECONDS:
+            elif following in self.missing and self._gone(self.missing[following], now, seen_from):
                 del self.missing[following]
             else:
                 break
             self.seen = following
         return new
 
-    async def subscribe(self, channel: Channel) -> Subscription:
+    @staticmethod
+    def _gone(gap: Missing, now: float, seen_from: Horizon | None) -> bool:
+        if seen_from is None:
+            return now - gap.noticed >= GAP_SECONDS
+        return gap.xmax is not None and seen_from[0] >= gap.xmax
+
+    async def subscribe(self, channel: Channel) -> tuple[Subscription, int, frozenset[int]]:
+        """A subscription, and what the hub had handed out when it began (the watermark and
+        the ids above it): the queue gets exactly what is handed out after that."""
         sub = Subscription(channel)
         self.subscriptions.add(sub)
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._run())
-        await self.started.wait()
-        return sub
+        if not self.started.is_set():
+            await self.started.wait()  # the hub sets it before its first read: no row in between
+        return sub, self.seen, frozenset(self.ahead)
 
     def unsubscribe(self, sub: Subscription) -> None:
         self.subscriptions.discard(sub)
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             try:
-                self.seen = await sync_to_async(last_id)()
+                # what is in the log is the past; an id still committing near its end is not
+                start = max(await sync_to_async(last_id)() - START_BACK, 0)
+                seen_from, rows = await sync_to_async(_new_rows)(start, START_BACK + 1)
                 break
             except Exception:  # the database is away: the subscribers wait, then go on
                 log.exception("live: could not read the event log")
                 await asyncio.sleep(1)
+        self.seen = start
         self.ahead.clear()
         self.missing.clear()
+        self.take(rows, loop.time(), seen_from)  # not handed out: no one was listening yet
         self.started.set()
-        loop = asyncio.get_running_loop()
         interval = settings.LIVE_POLL_SECONDS
         while self.subscriptions:
             await asyncio.sleep(interval)
             try:
-                rows = await sync_to_async(_new_rows)(self.seen)
+                seen_from, rows = await sync_to_async(_new_rows)(self.seen)
             except Exception:
                 log.exception("live: could not read the event log")
                 await asyncio.sleep(1)
                 continue
-            for row in self.take(rows, loop.time()):
+            for row in self.take(rows, loop.time(), seen_from):
                 for sub in list(self.subscriptions):
                     if sub.channel.concerns(row):
                         sub.queue.put_nowait(row)
@@ -321,18 +375,14 @@ async def events(channel: Channel, after: int | None, heartbeat: float,
     (a reconnect), then live ones; ``None`` every ``heartbeat`` seconds of silence (the caller
     writes a keep-alive). ``seen`` is awaited at most once a minute (LiveSeen)."""
     h = hub()
-    sub = await h.subscribe(channel)
+    # what the hub had handed out when this subscription began comes from the log, what it
+    # hands out from then on through the queue: each row once
+    sub, watermark, ahead = await h.subscribe(channel)
     try:
-        # what the hub had handed out when this subscription began comes from the log; what it
-        # hands out from now on comes through the queue (each row once: the ids given from the
-        # log are remembered until the queue brings them too)
-        watermark, ahead = h.seen, set(h.ahead)
-        given: set[int] = set()
         if after is not None and (after < watermark or any(pk > after for pk in ahead)):
             rows, _ = await sync_to_async(backlog)(channel, after, 100_000)
             for row in rows:
                 if row.pk <= watermark or row.pk in ahead:
-                    given.add(row.pk)
                     yield row
         loop = asyncio.get_running_loop()
         next_seen = 0.0
@@ -346,9 +396,8 @@ async def events(channel: Channel, after: int | None, heartbeat: float,
             except TimeoutError:
                 yield None
                 continue
-            if row.pk in given:
-                given.discard(row.pk)
-                continue
+            if after is not None and row.pk <= after:
+                continue  # a reconnect to a process whose hub is behind: the client has it
             yield row
     finally:
         h.unsubscribe(sub)

@@ -53,9 +53,11 @@ def _update_sql(model: type[Model], vendor: str, names: tuple[str, ...]) -> tupl
 
 
 def together() -> bool:
-    """Whether this database takes several statements in one query (PostgreSQL's simple query
-    protocol, which psycopg's client-side binding cursor uses)."""
-    return connection.vendor == "postgresql"
+    """Whether this database takes several statements in one query: PostgreSQL's simple query
+    protocol, which psycopg's client-side binding cursor uses (not with ``server_side_binding``,
+    whose prepared statements take one)."""
+    return connection.vendor == "postgresql" and not connection.settings_dict.get("OPTIONS", {}).get(
+        "server_side_binding")
 
 
 After = Callable[[Any], None]  # given the cursor positioned on the statement's result
