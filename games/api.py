@@ -30,7 +30,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from games.engine import DIRECTION_NAMES, Change, DiceChoice
 from powerboats_site.pagination import Pages
 from powerboats_site.schema import errors
-from powerboats_site.strict import StrictInput, StrictModelInput
+from powerboats_site.strict import StrictInput, StrictModelInput, digits
 
 from . import api_enums, services
 from .api_serializers import ActionOut, GameDetailOut, GameRecordOut, RegisteredOut, VacationOut
@@ -198,7 +198,7 @@ class DirectionField(serializers.Field):  # type: ignore[type-arg]
             return data
         if isinstance(data, str) and data.upper() in DIRECTION_NAMES:
             return DIRECTION_NAMES.index(data.upper())
-        if isinstance(data, str) and data.isdigit() and 0 <= int(data) < 6:
+        if isinstance(data, str) and digits(data) and 0 <= int(data) < 6:
             return int(data)
         self.fail("invalid")
         raise AssertionError  # unreachable

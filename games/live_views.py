@@ -30,6 +30,8 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 from rest_framework.authtoken.models import Token
 
+from powerboats_site.strict import digits
+
 from . import live
 from .models import Game, LiveEvent
 from .payloads import game_detail
@@ -46,7 +48,7 @@ def _error(status: int, code: str, message: str, field: str | None = None) -> Js
 def _int_or_none(value: str | None) -> int | None:
     if value is None or value == "":
         return None
-    if not value.isdigit() or len(value) > 18:
+    if not digits(value) or len(value) > 18:
         raise ValueError(value)
     return int(value)
 

@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from powerboats_site.strict import digits
+
 from . import services_social
 from .errors import ServiceError
 from .models import CHAT_MAX_LENGTH, Challenge, Game
@@ -119,7 +121,7 @@ def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
 def next_game(request: HttpRequest) -> HttpResponse:
     """The game awaiting the player's move with the oldest deadline, or My games."""
     after = request.GET.get("after", "")
-    game = next_game_to_move(request.user, exclude=int(after) if after.isdigit() and len(after) < 12 else None)
+    game = next_game_to_move(request.user, exclude=int(after) if digits(after) and len(after) < 12 else None)
     if game is None:
         messages.info(request, _("No game is waiting for your move."))
         return redirect("my_games")

@@ -9,12 +9,13 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 
 from games.errors import ServiceError
+from powerboats_site.strict import digits
 
 
 class Pages(PageNumberPagination):
     def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
         values = request.query_params.getlist(self.page_query_param)
-        if values and (len(values) > 1 or not values[0].isdigit() or not 1 <= int(values[0]) <= 10**9):
+        if values and (len(values) > 1 or not digits(values[0]) or not 1 <= int(values[0]) <= 10**9):
             raise ServiceError("page must be one whole number from 1", self.page_query_param)
         return super().paginate_queryset(queryset, request, view)
 

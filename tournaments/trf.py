@@ -33,6 +33,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from powerboats_site.strict import digits
+
 # result code: (points, a game over the board)
 RESULTS: dict[str, tuple[float, bool]] = {
     "1": (1.0, True), "0": (0.0, True), "=": (0.5, True),
@@ -178,7 +180,7 @@ def _col(line: str, start: int, end: int) -> str:
 
 def _number(text: str, what: str, line: int) -> int:
     text = text.strip()
-    if not text.isdigit():
+    if not digits(text):
         raise TrfError(f"{what} must be a number, not {text!r}", line)
     return int(text)
 
@@ -205,7 +207,7 @@ def parse_player(line: str, line_number: int | None = None) -> Player:
         federation=_col(line, 54, 56).strip(),
         fide_id=_col(line, 58, 68).strip(),
         birth=_col(line, 70, 79).strip(),
-        rank=int(rank_text) if rank_text.isdigit() else 0,
+        rank=int(rank_text) if digits(rank_text) else 0,
         declared_points=declared,
     )
     cells: list[Cell] = []
@@ -274,7 +276,7 @@ def parse(text: str, *, check: bool = True) -> Tournament:
             setattr(t, HEADER[code], rest)
         elif code in ("XXR", "142"):
             words = rest.split()
-            if not words or not words[0].isdigit() or int(words[0]) < 1:
+            if not words or not digits(words[0]) or int(words[0]) < 1:
                 raise TrfError(f"{code} must give the number of rounds, not {rest!r}", line_number)
             t.rounds = int(words[0])
         elif code == "XXC":
@@ -288,7 +290,7 @@ def parse(text: str, *, check: bool = True) -> Tournament:
             colours["152"] = rest.lower()
         elif code == "PBS":
             words = rest.split()
-            if len(words) != 3 or not all(w.isdigit() for w in words):
+            if len(words) != 3 or not all(digits(w) for w in words):
                 raise TrfError(f"PBS needs a start number, game points and damage, not {rest!r}", line_number)
             t.buoys_damage[int(words[0])] = (int(words[1]), int(words[2]))
         elif code in ("062", "072", "092"):

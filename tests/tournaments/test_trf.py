@@ -91,6 +91,7 @@ def test_a_latin1_file_from_another_program_is_read():
     (lambda s: s.replace("XXC black1", "XXC rank"), "XXC rank"),
     (lambda s: s.replace("XXR 3", "XXR 1"), "2 rounds paired but XXR/142 plans 1"),
     (lambda s: s.replace("001    5", "001   5x", 1), "the start number (columns 5-8) must be a number"),
+    (lambda s: s.replace("001    5", "001    ¹", 1), "the start number (columns 5-8) must be a number, not '¹'"),
 ])
 def test_a_bad_file_is_refused_saying_where(change, message):
     text = change(trf.dump(small()))
