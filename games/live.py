@@ -1,9 +1,9 @@
 """Live events (docs/live.md): an append-only log in the database, read by every web process.
 
-Publishing is one INSERT of a ``LiveEvent`` row. A move's event, and a new game's start and
-first turn, are written in the move's (the game's) own transaction, with its other writes
-(games.writing): the event exists exactly when the move does, and costs the turn no statement
-of its own. Other events (a game's end, a challenge's change, a chat line, a series' change)
+Publishing is one INSERT of a ``LiveEvent`` row. A move's event, a game's end, and a new
+game's start and first turn are written in the move's (the game's) own transaction, with its
+other writes (games.writing): the event exists exactly when the move does, and costs the turn
+no statement of its own. Other events (a challenge's change, a chat line, a series' change)
 are published by the receivers in ``games/receivers.py`` after their commit.
 
 Reading is done by the async stream views (``games/live_views.py``) under the ASGI server. Each

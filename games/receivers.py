@@ -21,7 +21,6 @@ from .signals import (
     challenge_made,
     chat_posted,
     emails_recorded,
-    game_finished,
     move_made,
 )
 
@@ -78,14 +77,8 @@ def a_house_bot_moves_in_a_series(sender: Any, series_id: int, ply: int, **kwarg
         _bot_turns.pending = None
 
 # --- live events (games/live.py, docs/live.md): one INSERT after the commit --------------------
-# (a move's event and a new game's start are written in their own transaction: games.services)
-
-
-@receiver(game_finished, dispatch_uid="live-finish")
-def a_game_end_goes_live(sender: Any, game_id: int, player_ids: tuple[int, int] | None = None,
-                         winner_id: int | None = None, **kwargs: Any) -> None:
-    a, b = player_ids or (None, None)
-    live.publish(kind=LiveEvent.Kind.FINISH, game_id=game_id, user_a=a, user_b=b, winner=winner_id)
+# (a move's event, a game's end and a new game's start are written in their own transaction:
+# games.services)
 
 
 @receiver(chat_posted, dispatch_uid="live-chat")

@@ -380,11 +380,13 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
 def _finish(game: Game, seats: Sequence[Seat], writes: Writes) -> None:
     """The one place a game is finished, whatever ended it (a finishing move, a resignation,
     a time-out, an adjudication): rate it (in this transaction), record the game-over emails
-    (both with the move's other writes), and publish ``game_finished`` after the commit
-    (tournaments close their rounds)."""
+    and its live ``finish`` event (all with the move's other writes), and publish
+    ``game_finished`` after the commit (tournaments close their rounds)."""
     ratings.rate_game(game, seats, writes)
     notifications.record(notifications.game_over(game), writes=writes)
     players, winner = (game.yellow_id, game.red_id), game.winner_id
+    writes.insert([live.new_event(kind=LiveEvent.Kind.FINISH, game_id=game.pk, user_a=players[0], user_b=players[1],
+                                  winner=winner)])
     transaction.on_commit(lambda: game_finished.send(sender=Game, game_id=game.pk, player_ids=players,
                                                      winner_id=winner))
 

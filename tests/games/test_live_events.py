@@ -49,6 +49,22 @@ def test_a_refused_move_publishes_nothing(django_capture_on_commit_callbacks):
     assert LiveEvent.objects.count() == before
 
 
+def test_a_games_end_is_written_with_its_last_move():
+    """A resignation (like any end: games.services._finish) writes the move's event and then the
+    game's ``finish`` event, with the winner, in the move's own writes."""
+    game = make_game()
+    with CaptureQueriesContext(connection) as queries:
+        services.game_resign(user=game.red, game_id=game.pk)
+    move, finish = LiveEvent.objects.order_by("-pk")[:2][::-1]
+    assert (move.kind, move.data["to_move"]) == ("move", None)
+    assert (finish.kind, finish.game_id, finish.user_a, finish.user_b, finish.data) == (
+        "finish", game.pk, game.yellow_id, game.red_id, {"winner": game.yellow_id})
+    assert live.user_event_json(finish, game.yellow_id)["game"]["outcome"] == "won"
+    if connection.vendor == "postgresql":
+        (writes,) = [q["sql"] for q in queries.captured_queries if "games_liveevent" in q["sql"]]
+        assert writes.count('INSERT INTO "games_liveevent"') == 2 and "games_move" in writes
+
+
 def test_a_move_that_fails_leaves_no_event():
     """The event and the move are one: a move whose writes fail after its history row and its
     game's update were sent (here its your-turn email, whose key is taken) leaves neither."""
