@@ -237,10 +237,26 @@ def act(page: Any, careful: bool = False) -> None:
 
 
 def act_and_time_the_commit(page: Any, careful: bool = False) -> float:
-    """Act; the moment the action's POST was answered (it answers after the commit)."""
-    with page.expect_response(lambda r: r.request.method == "POST" and "/games/" in r.url):
-        act(page, careful)
-    return time.perf_counter()
+    """Act; the moment the action's POST was answered (it answers after the commit). A click
+    that sent nothing within 10 s (twice in CI runs a click on the game page was followed by no
+    request at all, with the game waiting for that very action) is made again on the page as
+    it then is; what the page showed is kept in test-output/live-lost-click-*.png."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(3):
+        try:
+            with page.expect_response(lambda r: r.request.method == "POST" and "/games/" in r.url, timeout=10_000):
+                act(page, careful)
+            return time.perf_counter()
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            with_data = game_data(page)
+            page.screenshot(path=str(Path(__file__).resolve().parents[2] / "test-output"
+                                     / f"live-lost-click-{attempt}.png"))
+            print(f"a click sent nothing; the page showed {with_data}: again")
+            settled(page)
+    raise AssertionError("unreachable")
 
 
 def game_data(page: Any) -> dict[str, str]:
