@@ -144,20 +144,30 @@ def test_the_hub_sees_an_event_whose_transaction_commits_after_a_later_one():
     probe = live.new_event(kind="move", game_id=0)
     probe.save()
     hub.seen = probe.pk  # where the ids are now
-    inserted, release, done = threading.Event(), threading.Event(), threading.Event()
+    def held(game_id: int, roll_back: bool) -> tuple[threading.Event, threading.Event]:
+        """A transaction in another thread that writes an event and waits for ``release``
+        before it commits (or rolls back); ``done`` once it has ended."""
+        inserted, release, done = threading.Event(), threading.Event(), threading.Event()
 
-    def slow() -> None:
-        try:
-            with transaction.atomic():
-                live.new_event(kind="move", game_id=1).save()
-                inserted.set()
-                release.wait(10)
-        finally:
-            connections.close_all()
-            done.set()
+        def run() -> None:
+            try:
+                with transaction.atomic():
+                    live.new_event(kind="move", game_id=game_id).save()
+                    inserted.set()
+                    release.wait(10)
+                    if roll_back:
+                        raise RuntimeError("rolled back")
+            except RuntimeError:
+                pass
+            finally:
+                connections.close_all()
+                done.set()
 
-    threading.Thread(target=slow).start()
-    assert inserted.wait(10)
+        threading.Thread(target=run).start()
+        assert inserted.wait(10)
+        return release, done
+
+    release, done = held(1, roll_back=False)
     later = live.new_event(kind="move", game_id=2)
     later.save()
     first = step(hub, 0.0)
@@ -170,23 +180,7 @@ def test_the_hub_sees_an_event_whose_transaction_commits_after_a_later_one():
     assert hub.seen == later.pk and not hub.ahead and not hub.missing
 
     # a transaction that takes an id and rolls back: given up once it has ended, not before
-    inserted.clear(), release.clear(), done.clear()
-
-    def rolled_back() -> None:
-        try:
-            with transaction.atomic():
-                live.new_event(kind="move", game_id=3).save()
-                inserted.set()
-                release.wait(10)
-                raise RuntimeError("rolled back")
-        except RuntimeError:
-            pass
-        finally:
-            connections.close_all()
-            done.set()
-
-    threading.Thread(target=rolled_back).start()
-    assert inserted.wait(10)
+    release, done = held(3, roll_back=True)
     last = live.new_event(kind="move", game_id=4)
     last.save()
     assert [r.game_id for r in step(hub, 2.0)] == [4]
