@@ -34,16 +34,15 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections, connection
-from django.db.models import Field
 from django.utils import timezone
 
 from .models import LiveEvent, LiveSeen
+from .writing import Writes
 
 log = logging.getLogger(__name__)
 
@@ -58,14 +57,9 @@ def publish(*, kind: str, game_id: int | None = None, challenge_id: int | None =
     try:
         event = new_event(kind=kind, game_id=game_id, challenge_id=challenge_id, user_a=user_a, user_b=user_b,
                           series_id=series_id, **data)
-        sql, fields = _insert_sql(connection.vendor)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [f.get_db_prep_save(f.pre_save(event, True), connection) for f in fields])
-            if connection.features.can_return_columns_from_insert:
-                event.pk = cursor.fetchone()[0]
-            else:
-                event.pk = connection.ops.last_insert_id(cursor, LiveEvent._meta.db_table, "id")
-        event._state.adding, event._state.db = False, connection.alias
+        writes = Writes()  # its SQL put together once per process (~0.2 ms of CPU less than objects.create)
+        writes.insert([event])
+        writes.send()
         return event
     except Exception:
         log.exception("could not publish the live event %s (game %s, challenge %s, series %s)", kind, game_id,
@@ -87,19 +81,6 @@ def move_event(game_id: int, players: tuple[int, int], ply: int, to_move: int | 
     """The event of a move (or of a game's start, at ply 0): who is to move now."""
     return new_event(kind=LiveEvent.Kind.MOVE, game_id=game_id, user_a=players[0], user_b=players[1], ply=ply,
                      to_move=to_move, turn_passed=turn_passed)
-
-
-@lru_cache(maxsize=2)
-def _insert_sql(vendor: str) -> tuple[str, tuple[Field[Any, Any], ...]]:
-    """The INSERT of an event, put together once per process from the model: what
-    ``objects.create`` would send, without compiling it on every move (~0.2 ms of CPU)."""
-    fields = tuple(f for f in LiveEvent._meta.concrete_fields if not f.primary_key)
-    qn = connection.ops.quote_name
-    sql = (f"INSERT INTO {qn(LiveEvent._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
-           f"VALUES ({', '.join(['%s'] * len(fields))})")
-    if connection.features.can_return_columns_from_insert:
-        sql += f" RETURNING {qn(LiveEvent._meta.pk.column)}"
-    return sql, fields  # type: ignore[return-value]
 
 
 def prune(now: datetime | None = None) -> int:
