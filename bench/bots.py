@@ -33,10 +33,10 @@ sys.path.pop(0)  # not bench/: its http.py would hide the standard library's
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.engine import RandomDice, Series, new_course, new_courses
-from games.engine.bot import MapCache, make_player
+from games.engine.bot import make_player
 from games.engine.lake import LETTERS
 from games.engine.players import play_game, play_series
-from games.engine.route import RouteMap
+from games.engine.route import MapCache, RouteMap
 
 GOALS = {("strong", "random"): 0.99, ("strong", "easy"): 0.75, ("normal", "easy"): 0.60}
 

@@ -46,12 +46,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# BENCH_DB_PREFIX, BENCH_PORT and BENCH_REDIS_DB let two people bench on one machine at once
+# BENCH_DB_PREFIX, BENCH_PORT, BENCH_REDIS_DB and BENCH_VAR_DIR let two people (or the suite's
+# tiny run) bench on one machine at once
 PROJECT_DB = os.environ.get("BENCH_DB_PREFIX", "powerboats_bench") + "_http"
 BASE_DB = os.environ.get("BENCH_DB_PREFIX", "powerboats_bench") + "_base"
 PROJECT_PORT = int(os.environ.get("BENCH_PORT", "8091"))
 BASE_PORT = PROJECT_PORT + 1
 REDIS_DB = os.environ.get("BENCH_REDIS_DB", "15")
+# where the games' list, the servers' logs and the result go (bench/profile_turn.py reads it too)
+VAR = Path(os.environ.get("BENCH_VAR_DIR", str(ROOT / "var" / "bench-http")))
 BROKER = f"redis://127.0.0.1:6379/{REDIS_DB}"
 GOALS = {"turns": 0.60, "api get": 0.50, "html": 0.33}
 TICK = os.sysconf("SC_CLK_TCK")
@@ -82,7 +85,7 @@ def project_env() -> dict[str, str]:
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "SECRET_KEY": "bench-http-not-secret",
         "LOG_LEVEL": "WARNING",
-        "POWERBOATS_VAR_DIR": str(ROOT / "var" / "bench-http"),
+        "POWERBOATS_VAR_DIR": str(VAR),
     }
 
 
@@ -267,17 +270,23 @@ class TurnPlayer:
         self.index = 0
         self.state: dict[int, dict[str, Any]] = {}
 
-    def game(self) -> dict[str, Any]:
-        while True:
+    def game(self) -> dict[str, Any] | None:
+        """The next game of this connection still being played; None when all have ended (a
+        short run on few games: before, this looked for one for ever, and the run never ended)."""
+        for _ in range(len(self.games)):
             game = self.games[self.index % len(self.games)]
             state = self.state.setdefault(game["id"], {"ply": 2, "to_move": 1, "phase": "dice", "dice": 0,
                                                        "options": None, "over": False})
             if not state["over"]:
                 return game
             self.index += 1
+        return None
 
     def step(self, tally: Tally) -> None:
         game = self.game()
+        if game is None:
+            time.sleep(0.05)  # nothing left to play on this connection: idle until the round ends
+            return
         s = self.state[game["id"]]
         token = game["tokens"][s["to_move"]]
         headers = {"Authorization": f"Token {token}"}
@@ -381,7 +390,8 @@ def main() -> None:
         sys.path.insert(0, str(ROOT))
         return fill_base(args.games, args.out)
 
-    var = ROOT / "var" / "bench-http"
+    args.connections = max(1, min(args.connections, args.games))  # a connection with no game of its own idles
+    var = VAR
     var.mkdir(parents=True, exist_ok=True)
     project_data, base_data = var / "project.json", var / "base.json"
     if not (args.keep and project_data.exists() and base_data.exists()):

@@ -42,22 +42,27 @@ def setup_database(url: str, name: str, keep: bool) -> str:
 def fill(players: int, games: int, seed: int) -> None:
     from django.db import connection
 
+    from accounts.models import User
     from accounts.names import name_key
+    from bench._fill import Copy
     from games import glicko2
+    from games.engine import new_course
+    from games.models import Game, Seat
     from games.ratings import MAX_DEVIATION, MIN_DEVIATION, RATING_PERIOD
+    from games.state import course_data, stored_course
+    from tournaments.models import Rating, RatingChange
 
     rng = random.Random(seed)
+    course = stored_course(course_data(new_course("standard", "A", random.Random(seed))))  # every game's
     now = datetime.now(UTC)
     start = now - timedelta(days=365)
     strength = [rng.gauss(0, 1) for _ in range(players)]
     t0 = time.perf_counter()
     with connection.cursor() as cursor:
         raw = cursor.connection
-        with raw.cursor().copy(
-            "COPY accounts_user (id, password, is_superuser, username, first_name, last_name, email, is_staff, "
+        with Copy(raw, User, "id, password, is_superuser, username, first_name, last_name, email, is_staff, "
             "is_active, date_joined, is_bot, bot_level, time_zone, email_mode, digest_hour, reminder_hours, "
-            "vacation_days_per_year, name_key) FROM STDIN"
-        ) as copy:
+            "vacation_days_per_year, name_key") as copy:
             for i in range(players):
                 copy.write_row((100 + i, "!", False, f"player{i:06d}", "", "", f"p{i}@example.com", False, True,
                                 start, False, "", "UTC", "each", 8, 24, 14, name_key(f"player{i:06d}")))
@@ -73,17 +78,17 @@ def fill(players: int, games: int, seed: int) -> None:
         change_rows: list[tuple[object, ...]] = []
 
         def flush() -> None:  # one COPY at a time per connection
-            for table, columns, rows in (
-                ("games_game", "id, yellow_id, red_id, course, course_letter, lake_side, rated, status, phase, to_move, "
+            for model, columns, rows in (
+                (Game, "id, yellow_id, red_id, course_id, course_letter, lake_side, rated, status, phase, to_move, "
                  "ply, winner_id, winner_color, termination, result_reason, finished_at, dice_seed, dice_seed_sha256, "
                  "days_per_move, grace_days, vacation_allowed, turn_started_at, created_at, updated_at", game_rows),
-                ("games_seat", "game_id, index, color, user_id, heading, dice, damage, next_buoy, count, entries, "
+                (Seat, "game_id, index, color, user_id, heading, dice, damage, next_buoy, count, entries, "
                  "finished, sunk, moves, points, grace_seconds", seat_rows),
-                ("tournaments_ratingchange", "game_id, user_id, opponent_id, score, rating_before, deviation_before, "
+                (RatingChange, "game_id, user_id, opponent_id, score, rating_before, deviation_before, "
                  "volatility_before, rating_after, deviation_after, volatility_after, opponent_rating, "
                  "opponent_deviation, points, created_at", change_rows),
             ):
-                with raw.cursor().copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                with Copy(raw, model, columns) as copy:
                     for row in rows:
                         copy.write_row(row)
                 rows.clear()
@@ -110,7 +115,7 @@ def fill(players: int, games: int, seed: int) -> None:
                 befores.append(value)
             points = (3 if score_a == 1 else rng.randrange(3), 3 if score_a == 0 else rng.randrange(3))
             game_rows.append((
-                g + 1, 100 + a, 100 + b, "{}", "A", "standard", True, "finished", "over", 0, 60,
+                g + 1, 100 + a, 100 + b, course.key, "A", "standard", True, "finished", "over", 0, 60,
                 None if winner is None else 100 + winner, "" if winner is None else ("yellow" if winner == a else "red"),
                 "finish", "bench", at, "0" * 64, "0" * 64, 3, 7, True, at, at - timedelta(days=10), at,
             ))
@@ -133,10 +138,8 @@ def fill(players: int, games: int, seed: int) -> None:
                 flush()
                 print(f"  {g + 1:,} games ({time.perf_counter() - t0:.0f} s)")
         flush()
-        with raw.cursor().copy(
-            "COPY tournaments_rating (user_id, rating, deviation, volatility, games, wins, draws, losses, points, "
-            "points_per_game, last_rated_at) FROM STDIN"
-        ) as copy:
+        with Copy(raw, Rating, "user_id, rating, deviation, volatility, games, wins, draws, losses, points, "
+            "points_per_game, last_rated_at") as copy:
             for u in range(players):
                 st = stats[u]
                 r = ratings[u]

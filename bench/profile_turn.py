@@ -48,7 +48,8 @@ def main() -> None:
     os.environ["DATABASE_URL"] = f"{base}/{prefix}_http"
     os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "powerboats_site.settings")
-    os.environ.setdefault("POWERBOATS_VAR_DIR", str(ROOT / "var" / "bench-http"))
+    var = Path(os.environ.get("BENCH_VAR_DIR", str(ROOT / "var" / "bench-http")))  # as bench/http.py
+    os.environ.setdefault("POWERBOATS_VAR_DIR", str(var))
     os.environ["LOG_LEVEL"] = "WARNING"
     sys.path.insert(0, str(ROOT))
     import django
@@ -62,7 +63,7 @@ def main() -> None:
     django.setup()
     from django.test import Client
 
-    games = json.loads((ROOT / "var" / "bench-http" / "project.json").read_text())
+    games = json.loads((var / "project.json").read_text())
     client = Client(HTTP_HOST="127.0.0.1")
     rng = random.Random(2)
 

@@ -21,8 +21,7 @@ from pathlib import Path
 sys.path.pop(0)  # not bench/: its http.py would hide the standard library's
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots import wilson
-
+from bench.bots import wilson  # bench/ is not on sys.path (see above); the project root is
 from games.engine import RandomDice, new_course
 from games.engine.bot import make_player
 from games.engine.players import play_game

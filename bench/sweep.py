@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.pop(0)  # not bench/: its http.py would hide the standard library's
 sys.path.insert(0, str(ROOT))
-NAME = "powerboats_bench_sweep"
+NAME = os.environ.get("BENCH_DB_PREFIX", "powerboats_bench") + "_sweep"  # the suite's tiny run gives its own
 
 
 def setup_database(url: str, keep: bool) -> tuple[str, bool]:
@@ -48,8 +48,11 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
     from django.core.management import call_command
     from django.db import connection
 
+    from accounts.models import User
     from accounts.names import name_key
+    from bench._fill import Copy
     from games.engine import new_course
+    from games.models import EmailLog, Game
     from games.state import course_data, stored_course
 
     call_command("migrate", verbosity=0)
@@ -60,11 +63,9 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
     t0 = time.perf_counter()
     with connection.cursor() as cursor:
         raw = cursor.connection
-        with raw.cursor().copy(
-            "COPY accounts_user (id, password, is_superuser, username, name_key, first_name, last_name, email, "
+        with Copy(raw, User, "id, password, is_superuser, username, name_key, first_name, last_name, email, "
             "is_staff, is_active, date_joined, is_bot, bot_level, time_zone, email_mode, digest_hour, "
-            "reminder_hours, vacation_days_per_year) FROM STDIN"
-        ) as copy:
+            "reminder_hours, vacation_days_per_year") as copy:
             for i in range(players):
                 mode = "digest" if rng.random() < 0.05 else "each"
                 name = f"sweeper{i:06d}"
@@ -74,12 +75,10 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
         t0 = time.perf_counter()
         seed_hex = "00" * 32
         sha = hashlib.sha256(bytes(32)).hexdigest()
-        with raw.cursor().copy(
-            "COPY games_game (id, yellow_id, red_id, course_id, course_letter, lake_side, rated, status, phase, "
+        with Copy(raw, Game, "id, yellow_id, red_id, course_id, course_letter, lake_side, rated, status, phase, "
             "to_move, ply, winner_color, termination, result_reason, finished_at, dice_seed, dice_seed_sha256, "
             "days_per_move, grace_days, vacation_allowed, turn_started_at, move_deadline, deadline, reminder_at, "
-            "reminder_sent_at, bot_to_move, created_at, updated_at) FROM STDIN"
-        ) as copy:
+            "reminder_sent_at, bot_to_move, created_at, updated_at") as copy:
             for i in range(games):
                 yellow = 1000 + rng.randrange(players)
                 red = 1000 + (yellow - 1000 + 1 + rng.randrange(players - 1)) % players
@@ -104,9 +103,7 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
                                     sha, 3, 7, True, finished, None, None, None, None, False, created, finished))
         print(f"{games} games in {time.perf_counter() - t0:.0f} s", flush=True)
         t0 = time.perf_counter()
-        with raw.cursor().copy(
-            "COPY games_emaillog (id, user_id, event, key, data, created_at, sent_at, attempts, send_after) FROM STDIN"
-        ) as copy:
+        with Copy(raw, EmailLog, "id, user_id, event, key, data, created_at, sent_at, attempts, send_after") as copy:
             for i in range(emails):
                 created = now - timedelta(minutes=rng.uniform(0, 60 * 24 * 700))
                 unsent = rng.random() < 0.0005

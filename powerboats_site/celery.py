@@ -8,6 +8,8 @@ from typing import Any
 from celery import Celery
 from celery import Task as CeleryTask
 
+from powerboats_site import broker as _broker  # noqa: F401 - registers folder://, the embedded default's broker
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "powerboats_site.settings")
 
 

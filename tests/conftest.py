@@ -37,6 +37,15 @@ def _missing(marker: str) -> str | None:
     return None
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a parallel run (bin/test: pytest-xdist, ``--dist loadgroup``) the browser tests go to
+    one worker, one after another: two Chromiums with their servers on two cores are the load
+    under which a page misses its waits, and the rest of the suite fills the other worker."""
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for marker in ("postgres", "redis", "browser"):
         if item.get_closest_marker(marker):

@@ -33,7 +33,7 @@ def test_a_retry_never_waits_past_the_visibility_timeout(monkeypatch):
         assert isinstance(send_email, Task)
         send_email.retry(countdown=3600)
         send_email.retry(countdown=30)
-        app.conf.broker_transport_options = {}  # the filesystem broker: no limit
+        app.conf.broker_transport_options = {}  # the folder broker: no limit
         send_email.retry(countdown=3600)
     finally:
         app.conf.broker_transport_options = before

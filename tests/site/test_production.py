@@ -51,7 +51,7 @@ def test_a_task_whose_worker_dies_runs_again_within_minutes_not_an_hour(tmp_path
     tests/site/test_celery_redelivery.py for a worker killed mid-task."""
     embedded = settings_in(tmp_path)
     assert embedded["CELERY_TASK_ACKS_LATE"] is True and embedded["CELERY_TASK_REJECT_ON_WORKER_LOST"] is True
-    assert "visibility_timeout" not in embedded["CELERY_BROKER_TRANSPORT_OPTIONS"]  # the filesystem broker has none
+    assert "visibility_timeout" not in embedded["CELERY_BROKER_TRANSPORT_OPTIONS"]  # the folder broker has none
     redis = settings_in(tmp_path, CELERY_BROKER_URL="redis://cache.example:6379/0")
     assert redis["CELERY_BROKER_TRANSPORT_OPTIONS"] == {"visibility_timeout": 300}
     assert redis["CELERY_TASK_ACKS_LATE"] is True and redis["CELERY_TASK_REJECT_ON_WORKER_LOST"] is True
