@@ -82,6 +82,8 @@ def main() -> None:
                 if event["type"] == "challenge" and event["challenge"]["status"] == "open":
                     status, _ = call("POST", f"/api/challenges/{event['challenge']['id']}/accept/")
                     print(f"challenge {event['challenge']['id']}: accept → {status}")  # 403/409: not for us
+                elif "game" not in event:
+                    continue  # a series of the boxed game (seriesStart, yourTurn, seriesFinish): not played here
                 elif event["type"] in ("gameStart", "yourTurn") and event["game"]["id"] not in playing:
                     playing.add(event["game"]["id"])
                     threading.Thread(target=play, args=(event["game"]["id"],), daemon=True).start()

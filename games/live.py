@@ -6,8 +6,12 @@ other writes (games.writing): the event exists exactly when the move does, and c
 no statement of its own. Other events (a challenge's change, a chat line, a series' change)
 are published by the receivers in ``games/receivers.py`` after their commit.
 
-Reading is done by the async stream views (``games/live_views.py``) under the ASGI server. Each
-server process has one ``Hub`` per event loop: a single task that polls the log for rows newer
+Reading is done by the async stream views (``games/live_views.py``) under the ASGI server
+(``games/live_asgi.py``: Django's ASGI handler without the site's middleware and without a
+thread per request). Every database read and write a stream makes — who is asking, where it
+starts, its backlog, "seen live" — and the hub's polls go through ``DATABASE``: one thread and
+one context per process, so one connection per process however many streams are open (a
+stream never holds one while it waits). Each server process has one ``Hub`` per event loop: a single task that polls the log for rows newer
 than the last it saw (one indexed query every ``LIVE_POLL_SECONDS``, whatever the number of
 connections) and hands each row to the queues of the connections it concerns. Rows may become
 visible out of id order (transactions commit in any order), so the hub waits for a missing id
@@ -21,24 +25,31 @@ Who sees what (``concerns``):
 * a user's stream: the games they play and the challenges they made or were named in;
 * the lobby: every challenge change, every game start and end, and the user's own events;
 * a series' stream: that series' changes (kind ``series``: open, seats, start, move, finish,
-  cancel); the series lobby: every series' changes. Series events name no user, so the
-  two-player pages and the API's user stream never see them.
+  cancel); the series lobby: every series' changes. A series event written by a move, a start
+  or a finish names its players (``data["users"]``): their own streams (My games, the lobby,
+  the API's user stream: ``yourTurn`` with a ``series``) are told too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import contextvars
+import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+import random
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections, connection
+from django.db.models import Q
 from django.utils import timezone
 
 from .models import LiveEvent, LiveSeen
@@ -83,6 +94,14 @@ def move_event(game_id: int, players: tuple[int, int], ply: int, to_move: int | 
                      to_move=to_move, turn_passed=turn_passed)
 
 
+def write(event: LiveEvent) -> None:
+    """Write an event in the caller's transaction (one INSERT): it exists exactly when the
+    change does. Unlike ``publish`` an error is not swallowed, since it fails the transaction."""
+    writes = Writes()
+    writes.insert([event])
+    writes.send()
+
+
 def prune(now: datetime | None = None) -> int:
     """Drop events older than a day (the sweep): a client gone longer reloads its page."""
     cutoff = (now or timezone.now()) - timedelta(days=1)
@@ -102,13 +121,28 @@ def event_json(event: LiveEvent) -> dict[str, Any]:
     if event.series_id is not None:
         out["series"] = event.series_id
     out.update(event.data)
+    out.pop("users", None)  # who is told is the server's business
     return out
+
+
+def sse(event: LiveEvent) -> bytes:
+    """The event as one Server-Sent Event, made (and encoded) once per event however many
+    streams send it."""
+    data: bytes | None = getattr(event, "_sse", None)
+    if data is None:
+        data = f"id: {event.pk}\nevent: {event.kind}\ndata: {dumps(event_json(event))}\n\n".encode()
+        event._sse = data  # type: ignore[attr-defined]
+    return data
 
 
 def user_event_json(event: LiveEvent, user_id: int) -> dict[str, Any] | None:
     """The event as the API's user stream sends it, with lichess's names (``challenge``,
     ``challengeCanceled``, ``challengeDeclined``, ``gameStart``, ``yourTurn``, ``gameFinish``);
-    None for an event this user is not told about (a move that does not give them the turn)."""
+    None for an event this user is not told about (a move that does not give them the turn).
+    A series (the boxed game) is told as ``seriesStart``, ``yourTurn`` and ``seriesFinish``
+    with a ``series`` object instead of ``game``."""
+    if event.kind == LiveEvent.Kind.SERIES:
+        return _series_user_event(event, user_id)
     if event.kind == LiveEvent.Kind.CHALLENGE:
         status = event.data.get("status")
         kind = {"open": "challenge", "cancelled": "challengeCanceled", "declined": "challengeDeclined",
@@ -127,7 +161,38 @@ def user_event_json(event: LiveEvent, user_id: int) -> dict[str, Any] | None:
     return None
 
 
+def user_event_lines(event: LiveEvent, user_id: int) -> list[dict[str, Any]]:
+    """What the API's user stream tells this user of an event: ``user_event_json``'s line, and
+    at a series' start, for the player to move, ``yourTurn`` after ``seriesStart`` (a two-player
+    game's start is two events: its start and its first turn)."""
+    line = user_event_json(event, user_id)
+    lines = [] if line is None else [line]
+    data = event.data
+    if (event.kind == LiveEvent.Kind.SERIES and data.get("action") == "start" and data.get("to_move") == user_id
+            and user_id in data.get("users", ())):
+        lines.append({"type": "yourTurn", "id": event.pk, "series": {"id": event.series_id, "ply": data.get("ply")}})
+    return lines
+
+
+def _series_user_event(event: LiveEvent, user_id: int) -> dict[str, Any] | None:
+    if user_id not in event.data.get("users", ()):
+        return None
+    action, ply = event.data.get("action"), event.data.get("ply")
+    series = {"id": event.series_id, "ply": ply}
+    if action == "start":
+        return {"type": "seriesStart", "id": event.pk, "series": series}
+    if action == "finish":
+        return {"type": "seriesFinish", "id": event.pk, "series": series}
+    if event.data.get("to_move") == user_id and event.data.get("turn_passed"):
+        return {"type": "yourTurn", "id": event.pk, "series": series}
+    return None
+
+
 # --- who sees what -----------------------------------------------------------------------------
+
+Key = tuple[str, int]  # what the hub files a subscription under: ("game", id), ("user", id), ...
+LOBBY: Key = ("lobby", 0)
+SERIES_LOBBY: Key = ("series-lobby", 0)
 
 
 @dataclass(frozen=True)
@@ -148,11 +213,44 @@ class Channel:
             return event.kind == LiveEvent.Kind.SERIES
         if self.game_id is not None:
             return event.game_id == self.game_id
-        if self.user_id is not None and self.user_id in (event.user_a, event.user_b):
+        if self.user_id is not None and self.user_id in users_of(event):
             return True
         if self.lobby:
             return event.kind in (LiveEvent.Kind.CHALLENGE, LiveEvent.Kind.START, LiveEvent.Kind.FINISH)
         return False
+
+    def keys(self) -> list[Key]:
+        """Where the hub files this channel: every event it concerns has one of these keys."""
+        if self.series_id is not None:
+            return [("series", self.series_id)]
+        if self.series_lobby:
+            return [SERIES_LOBBY]
+        if self.game_id is not None:
+            return [("game", self.game_id)]
+        keys: list[Key] = [("user", self.user_id)] if self.user_id is not None else []
+        return [*keys, LOBBY] if self.lobby else keys
+
+
+def users_of(event: LiveEvent) -> list[int]:
+    """The people an event concerns: the two of a game or a challenge, a series' players."""
+    users = [u for u in (event.user_a, event.user_b) if u is not None]
+    if event.kind == LiveEvent.Kind.SERIES:
+        users.extend(u for u in event.data.get("users", ()) if isinstance(u, int))
+    return users
+
+
+def keys_of(event: LiveEvent) -> list[Key]:
+    """The keys under which the channels an event may concern are filed (Channel.keys)."""
+    keys: list[Key] = [("user", u) for u in users_of(event)]
+    if event.game_id is not None:
+        keys.append(("game", event.game_id))
+    if event.kind == LiveEvent.Kind.SERIES:
+        keys.append(SERIES_LOBBY)
+        if event.series_id is not None:
+            keys.append(("series", event.series_id))
+    if event.kind in (LiveEvent.Kind.CHALLENGE, LiveEvent.Kind.START, LiveEvent.Kind.FINISH):
+        keys.append(LOBBY)
+    return keys
 
 
 def _fresh() -> None:
@@ -167,7 +265,6 @@ def backlog(channel: Channel, after: int, limit: int = 1000) -> tuple[list[LiveE
     among the next ``limit`` of the log, and the position to resume from: the last id looked
     at, but not past a missing id followed by events younger than ``GAP_SECONDS`` (a
     transaction may still be committing it; the events after it are sent again next time)."""
-    _fresh()
     rows = list(LiveEvent.objects.filter(pk__gt=after).order_by("pk")[:limit])
     recent = timezone.now() - timedelta(seconds=GAP_SECONDS)
     position = after
@@ -208,23 +305,113 @@ def horizon() -> Horizon | None:
 def _new_rows(after: int, limit: int = 1000) -> tuple[Horizon | None, list[LiveEvent]]:
     """The horizon, then the rows after ``after`` (read in that order: a transaction the
     horizon says has ended is visible to the read, if it committed)."""
-    _fresh()
     seen_from = horizon()
     return seen_from, list(LiveEvent.objects.filter(pk__gt=after).order_by("pk")[:limit])
 
 
+# --- the streams' one database connection per process ------------------------------------------
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Database:
+    """Where every database read and write of the live streams of this process runs: one
+    thread, and in it one ``contextvars.Context`` that is never left. Django keeps its
+    connections per context (asgiref's Local): so all streams share one connection, kept
+    (``CONN_MAX_AGE``) and checked (``_fresh``) as a request's would be, and none is made per
+    stream — Django's own ``sync_to_async`` would make one in each request's context, and keep
+    it after the stream closed. The work is short (a stream's first reads, a poll, a batch of
+    "seen" marks) and runs one at a time, in the order asked."""
+
+    def __init__(self) -> None:
+        self._executor: ThreadPoolExecutor | None = None
+        self._context = contextvars.Context()
+        self._lock = threading.Lock()
+        self._checked = 0.0
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-db")
+            return self._executor
+
+    def _call(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        now = time.monotonic()
+        if now - self._checked >= 1.0:  # as a request's start would (a health check costs a query)
+            self._checked = now
+            _fresh()
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            self._checked = 0.0  # look at the connection again before the next call
+            raise
+
+    async def run(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        call = functools.partial(self._context.run, self._call, fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._pool(), call)
+
+    def close(self) -> None:
+        """Close this process's live connection (tests; a server's shutdown)."""
+        with self._lock:
+            executor = self._executor
+        if executor is not None:
+            # ``connection`` looked up in the live thread's context, not this one's
+            executor.submit(self._context.run, lambda: connection.close()).result()
+
+
+DATABASE = Database()  # the streams' first reads and backlogs
+HUB_DATABASE = Database()  # the hub's polls and "seen live" marks: never queued behind a crowd's reconnects
+
+
 # --- the hub: one poller per event loop --------------------------------------------------------
+
+# (user, game, series): a game's page, a series' page, or with neither the user's event stream
+Mark = tuple[int, int | None, int | None]
+
+
+END = object()  # put in a subscription's queue: its stream ends
+BACKLOG_MAX = 1000  # a client that resumes further back than this many ids is told to start afresh
+
+
+@dataclass(frozen=True)
+class Beat:
+    """A heartbeat, with the position a client may resume from (every id up to it is behind it)."""
+
+    position: int
+
+
+@dataclass(frozen=True)
+class Reset:
+    """The client resumed too far back to be given what it missed one event at a time: it should
+    read the state afresh (a page fetches itself; an API client reads its games), then go on from
+    ``position``."""
+
+    position: int
 
 
 @dataclass(eq=False)
 class Subscription:
+    """One open stream, as the hub tends it: its queue (live events; ``None``, a heartbeat; or
+    ``END``), when it was last given something, when it ends, and whose "seen live" it marks."""
+
     channel: Channel
-    queue: asyncio.Queue[LiveEvent] = field(default_factory=asyncio.Queue)
+    heartbeat: float
+    last: float  # the loop's clock when it was last given an event or a heartbeat
+    end: float | None = None  # its stream ends then (the loop's clock)
+    seen: Mark | None = None
+    next_seen: float = 0.0
+    queue: asyncio.Queue[Any] = field(default_factory=asyncio.Queue)
+    done: bool = False
 
 
 GAP_SECONDS = 10.0  # without a horizon (SQLite): how long a missing id is waited for
 IN_FLIGHT = 10_000  # ids further back than this behind the newest are not waited for
 START_BACK = 1000  # a hub that starts looks this many ids back for ones still committing
+SEEN_EVERY = 60.0  # an open stream marks its player "seen live" this often (LiveSeen)
+SEEN_FLUSH = 1.0  # the hub writes the marks of all its streams at most this often, together
+FAN_SLICE = 200  # the hub lets the loop run other work after offering an event to this many streams
+TEND_EVERY = 1.0  # the hub gives heartbeats, ends streams and marks "seen live" this often
 
 
 @dataclass
@@ -246,15 +433,26 @@ class Hub:
     until every transaction that was running after it was noticed has ended (the horizon's
     xmin passes the xmax read after it was noticed: then it was rolled back, or pruned), so a
     long transaction (a tournament round pairing its games) is waited for; elsewhere (SQLite
-    has one writer at a time: ids commit in order) for ``GAP_SECONDS``."""
+    has one writer at a time: ids commit in order) for ``GAP_SECONDS``.
+
+    Subscriptions are filed by key (``Channel.keys``), so an event is offered only to the
+    streams it may concern, not to every open stream. Once a second (``tend``) the hub gives a
+    heartbeat to each stream that was quiet for its heartbeat interval, ends the streams whose
+    time is up, and marks "seen live" the players whose mark is due: a waiting stream holds
+    no timer of its own. The marks of all streams are written together, at most every
+    ``SEEN_FLUSH`` seconds, in one batch."""
 
     def __init__(self) -> None:
         self.subscriptions: set[Subscription] = set()
+        self.by_key: dict[Key, set[Subscription]] = {}
         self.seen = -1  # the watermark; -1 until the first poll
         self.ahead: set[int] = set()  # ids above the watermark handed out already
         self.missing: dict[int, Missing] = {}  # ids above the watermark not seen yet
         self.task: asyncio.Task[None] | None = None
         self.started = asyncio.Event()
+        self.marks: dict[Mark, datetime] = {}
+        self.flushed = 0.0
+        self.tended = 0.0
 
     def take(self, rows: list[LiveEvent], now: float, seen_from: Horizon | None = None) -> list[LiveEvent]:
         """Of rows read after the watermark (in id order, after ``seen_from``: the horizon),
@@ -293,27 +491,113 @@ class Hub:
             return now - gap.noticed >= GAP_SECONDS
         return gap.xmax is not None and seen_from[0] >= gap.xmax
 
-    async def subscribe(self, channel: Channel) -> tuple[Subscription, int, frozenset[int]]:
+    async def subscribe(self, channel: Channel, heartbeat: float, lifetime: float | None = None,
+                        seen: Mark | None = None) -> tuple[Subscription, int, frozenset[int]]:
         """A subscription, and what the hub had handed out when it began (the watermark and
-        the ids above it): the queue gets exactly what is handed out after that."""
-        sub = Subscription(channel)
+        the ids above it): the queue gets exactly what is handed out after that. It ends
+        after ``lifetime`` seconds (a little less, at random, so that streams opened together
+        do not all come back together); ``seen`` is marked now and every ``SEEN_EVERY``."""
+        now = asyncio.get_running_loop().time()
+        end = None if lifetime is None else now + lifetime * random.uniform(0.9, 1.0)
+        sub = Subscription(channel, heartbeat, now, end, seen, now + SEEN_EVERY)
+        if seen is not None:
+            self.mark_seen(*seen)
         self.subscriptions.add(sub)
+        for key in channel.keys():
+            self.by_key.setdefault(key, set()).add(sub)
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._run())
         if not self.started.is_set():
-            await self.started.wait()  # the hub sets it before its first read: no row in between
+            try:
+                await self.started.wait()  # the hub sets it before its first read: no row in between
+            except BaseException:  # the client left while the hub started: nothing of it stays
+                self.unsubscribe(sub)
+                raise
         return sub, self.seen, frozenset(self.ahead)
 
     def unsubscribe(self, sub: Subscription) -> None:
         self.subscriptions.discard(sub)
+        for key in sub.channel.keys():
+            subs = self.by_key.get(key)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self.by_key[key]
+
+    @staticmethod
+    def end(sub: Subscription) -> None:
+        """End a stream now: what waits in its queue is dropped (the client resumes after the
+        last event it got, with Last-Event-ID)."""
+        if sub.done:
+            return
+        sub.done = True
+        while not sub.queue.empty():
+            sub.queue.get_nowait()
+        sub.queue.put_nowait(END)
+
+    def tend(self, now: float) -> None:
+        """Heartbeats for quiet streams, the end of streams whose time is up, due marks."""
+        for sub in self.subscriptions:
+            if sub.done:
+                continue
+            if sub.end is not None and now >= sub.end:
+                self.end(sub)
+                continue
+            if now - sub.last >= sub.heartbeat:
+                sub.last = now
+                if sub.queue.empty():
+                    # every id up to the watermark is in the queues by now (tend runs after the
+                    # last fan-out): a client may resume from it
+                    sub.queue.put_nowait(Beat(self.seen))
+            if sub.seen is not None and now >= sub.next_seen:
+                sub.next_seen = now + SEEN_EVERY
+                self.mark_seen(*sub.seen)
+
+    def mark_seen(self, user_id: int, game_id: int | None, series_id: int | None = None) -> None:
+        """A stream's player has the game or the series (neither: their event stream) live
+        now: written with the other streams' marks at the next flush (LiveSeen; a held your-turn
+        email is dropped for a move seen live)."""
+        self.marks[(user_id, game_id, series_id)] = timezone.now()
+
+    async def fan_out(self, rows: Iterable[LiveEvent], now: float = 0.0) -> None:
+        """Offer each row to the streams it concerns. After every ``FAN_SLICE`` of them the
+        loop runs what else is ready (those streams' writes, the pages and API answers of this
+        process): a crowd of thousands on one game does not hold up everything else for the
+        whole of its fan-out."""
+        limit = settings.LIVE_QUEUE_EVENTS
+        given = 0
+        for row in rows:
+            offered: set[Subscription] = set()
+            for key in keys_of(row):
+                offered.update(self.by_key.get(key, ()))
+            for sub in offered:
+                if sub.done or not sub.channel.concerns(row):
+                    continue
+                if sub.queue.qsize() >= limit:
+                    self.end(sub)  # the client reads too slowly: it resumes from the log
+                    continue
+                sub.queue.put_nowait(row)
+                sub.last = now
+                given += 1
+                if given % FAN_SLICE == 0:
+                    await asyncio.sleep(0)
+
+    async def _flush_marks(self, now: float) -> None:
+        if not self.marks or now - self.flushed < SEEN_FLUSH:
+            return
+        marks, self.marks, self.flushed = self.marks, {}, now
+        try:
+            await HUB_DATABASE.run(mark_seen_many, marks)
+        except Exception:
+            log.exception("live: could not record %d seen-live marks", len(marks))
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             try:
                 # what is in the log is the past; an id still committing near its end is not
-                start = max(await sync_to_async(last_id)() - START_BACK, 0)
-                seen_from, rows = await sync_to_async(_new_rows)(start, START_BACK + 1)
+                start = max(await HUB_DATABASE.run(last_id) - START_BACK, 0)
+                seen_from, rows = await HUB_DATABASE.run(_new_rows, start, START_BACK + 1)
                 break
             except Exception:  # the database is away: the subscribers wait, then go on
                 log.exception("live: could not read the event log")
@@ -324,62 +608,86 @@ class Hub:
         self.take(rows, loop.time(), seen_from)  # not handed out: no one was listening yet
         self.started.set()
         interval = settings.LIVE_POLL_SECONDS
-        while self.subscriptions:
+        while self.subscriptions or self.marks:
             await asyncio.sleep(interval)
+            now = loop.time()
+            if now - self.tended >= TEND_EVERY:
+                self.tended = now
+                self.tend(now)
+            await self._flush_marks(now)
+            if not self.subscriptions:
+                continue
             try:
-                seen_from, rows = await sync_to_async(_new_rows)(self.seen)
+                seen_from, rows = await HUB_DATABASE.run(_new_rows, self.seen)
             except Exception:
                 log.exception("live: could not read the event log")
                 await asyncio.sleep(1)
                 continue
-            for row in self.take(rows, loop.time(), seen_from):
-                for sub in list(self.subscriptions):
-                    if sub.channel.concerns(row):
-                        sub.queue.put_nowait(row)
+            now = loop.time()
+            await self.fan_out(self.take(rows, now, seen_from), now)
         self.started = asyncio.Event()  # the next subscriber starts a fresh poller
 
 
-_hubs: dict[int, Hub] = {}
+T = TypeVar("T")
 
 
-def hub() -> Hub:
+def per_loop(registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T], make: Callable[[], T]) -> T:
+    """The one ``T`` of the running event loop (a server process has one loop; tests make many,
+    and a closed loop's is dropped with it)."""
     loop = asyncio.get_running_loop()
-    found = _hubs.get(id(loop))
+    found = registry.get(loop)
     if found is None:
-        found = _hubs[id(loop)] = Hub()
+        found = registry[loop] = make()
     return found
 
 
-async def events(channel: Channel, after: int | None, heartbeat: float,
-                 seen: Callable[[], Any] | None = None) -> AsyncIterator[LiveEvent | None]:
-    """The events of a channel as they happen: first those after id ``after`` from the log
-    (a reconnect), then live ones; ``None`` every ``heartbeat`` seconds of silence (the caller
-    writes a keep-alive). ``seen`` is awaited at most once a minute (LiveSeen)."""
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def hub() -> Hub:
+    return per_loop(_hubs, Hub)
+
+
+async def events(channel: Channel, after: int | None, heartbeat: float, seen: Mark | None = None,
+                 lifetime: float | None = None) -> AsyncIterator[LiveEvent | Beat | Reset]:
+    """The events of a channel as they happen: first those after id ``after`` from the log (a
+    reconnect; ``Reset`` instead when that is more than ``BACKLOG_MAX`` ids back: a page that
+    was left for days, ``since=0``), then live ones; a ``Beat`` after about ``heartbeat`` seconds
+    of silence (the caller writes a keep-alive, with the position to resume from). ``seen``: the
+    player and game marked "seen live" when it begins and every ``SEEN_EVERY`` seconds. It ends
+    after about ``lifetime`` seconds, or when the client reads so slowly that
+    ``LIVE_QUEUE_EVENTS`` events wait for it: the client resumes from the log with
+    ``Last-Event-ID``. (The hub's ``tend`` gives the heartbeats and the end: waiting costs no
+    timer.)"""
     h = hub()
     # what the hub had handed out when this subscription began comes from the log, what it
     # hands out from then on through the queue: each row once
-    sub, watermark, ahead = await h.subscribe(channel)
+    sub, watermark, ahead = await h.subscribe(channel, heartbeat, lifetime, seen)
+    replayed: set[int] = set()
     try:
-        if after is not None and (after < watermark or any(pk > after for pk in ahead)):
-            rows, _ = await sync_to_async(backlog)(channel, after, 100_000)
+        top = max([watermark, *ahead])  # the newest id handed out so far
+        if after is not None and top - after > BACKLOG_MAX:
+            yield Reset(top)  # the client reads the state afresh: what came before now is in it
+            after = top
+        elif after is not None and (after < watermark or any(pk > after for pk in ahead)):
+            rows, _ = await DATABASE.run(backlog, channel, after, top - after + 1)
             for row in rows:
                 if row.pk <= watermark or row.pk in ahead:
+                    replayed.add(row.pk)
                     yield row
-        loop = asyncio.get_running_loop()
-        next_seen = 0.0
+        floor = after or 0
         while True:
-            if seen is not None and loop.time() >= next_seen:
-                next_seen = loop.time() + 60
-                with contextlib.suppress(Exception):
-                    await seen()
-            try:
-                row = await asyncio.wait_for(sub.queue.get(), timeout=heartbeat)
-            except TimeoutError:
-                yield None
+            item = await sub.queue.get()
+            if item is END:
+                return
+            if isinstance(item, Beat):
+                yield Beat(max(item.position, floor))
                 continue
-            if after is not None and row.pk <= after:
-                continue  # a reconnect to a process whose hub is behind: the client has it
-            yield row
+            if item.pk in replayed or (after is not None and item.pk <= after):
+                # given from the log already (a fan-out that let this stream subscribe halfway
+                # through it), or a reconnect to a process whose hub is behind: the client has it
+                continue
+            yield item
     finally:
         h.unsubscribe(sub)
 
@@ -387,20 +695,51 @@ async def events(channel: Channel, after: int | None, heartbeat: float,
 # --- "seen live" (emails that respect people) --------------------------------------------------
 
 
-def mark_seen(user_id: int, game_id: int | None) -> None:
-    """Record that the user has this game (or, with None, their event stream) live now."""
-    _fresh()
-    LiveSeen.objects.update_or_create(user_id=user_id, game_id=game_id, defaults={"at": timezone.now()})
+def mark_seen(user_id: int, game_id: int | None, series_id: int | None = None) -> None:
+    """Record that the user has this game or series (neither: their event stream) live now."""
+    mark_seen_many({(user_id, game_id, series_id): timezone.now()})
+
+
+def mark_seen_many(marks: dict[Mark, datetime]) -> None:
+    """Record many "seen live" marks at once: one UPDATE of the rows there are, one INSERT of
+    the others (a stream's hub writes its streams' marks together)."""
+    items = list(marks.items())
+    for start in range(0, len(items), 500):
+        chunk = dict(items[start:start + 500])
+        where = Q()
+        for user_id, game_id, series_id in chunk:
+            where |= Q(user_id=user_id, game_id__isnull=game_id is None, series_id__isnull=series_id is None,
+                       **({"game_id": game_id} if game_id is not None else {}),
+                       **({"series_id": series_id} if series_id is not None else {}))
+        # the oldest time of the batch for all: a mark is never later than its stream was there
+        at = min(chunk.values())
+        found = {(u, g, x): pk for pk, u, g, x in
+                 LiveSeen.objects.filter(where).values_list("pk", "user_id", "game_id", "series_id")}
+        if found:
+            LiveSeen.objects.filter(pk__in=found.values()).update(at=at)
+        new = [LiveSeen(user_id=u, game_id=g, series_id=x, at=at) for (u, g, x) in chunk if (u, g, x) not in found]
+        if new:
+            LiveSeen.objects.bulk_create(new, ignore_conflicts=True)
+
+
+def _recent(since: datetime) -> datetime:
+    return since - timedelta(seconds=settings.LIVE_SEEN_SECONDS)
 
 
 def saw_live(user_id: int, game_id: int, since: datetime) -> bool:
     """Was the user connected live to the game (its page) or to their event stream at
     ``since`` or after? A connection refreshes its row every minute, so one open at ``since``
     has a row no older than a minute before it."""
-    from django.db.models import Q
+    everything = Q(game_id__isnull=True, series_id__isnull=True)
+    return LiveSeen.objects.filter(Q(game_id=game_id) | everything, user_id=user_id, at__gte=_recent(since)).exists()
 
-    return LiveSeen.objects.filter(Q(game_id=game_id) | Q(game_id__isnull=True), user_id=user_id,
-                                   at__gte=since - timedelta(seconds=settings.LIVE_SEEN_SECONDS)).exists()
+
+def saw_series_live(user_id: int, series_id: int, since: datetime) -> bool:
+    """Was the user connected live to the series (its page) or to their event stream at
+    ``since`` or after? (As ``saw_live``, for a series of the boxed game.)"""
+    everything = Q(game_id__isnull=True, series_id__isnull=True)
+    return LiveSeen.objects.filter(Q(series_id=series_id) | everything, user_id=user_id,
+                                   at__gte=_recent(since)).exists()
 
 
 def dumps(data: Any) -> str:

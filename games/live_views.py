@@ -1,4 +1,5 @@
-"""The live streams (docs/live.md): async views, served by the ASGI server (powerboats_site/asgi.py).
+"""The live streams (docs/live.md): async views, served by the ASGI server through
+games.live_asgi.StreamHandler (powerboats_site/asgi.py).
 
 * ``/events/game/<id>/``, ``/events/me/``, ``/events/lobby/``, ``/events/series/<id>/``,
   ``/events/series/`` (the series lobby) — Server-Sent Events for the pages
@@ -7,9 +8,17 @@
   ``Last-Event-ID``.
 * ``/api/stream/events/`` — the user's events as NDJSON, lichess's bot API names: ``challenge``,
   ``challengeCanceled``, ``challengeDeclined``, ``challengeAccepted``, ``gameStart``,
-  ``yourTurn``, ``gameFinish``; an empty line every ``LIVE_HEARTBEAT_SECONDS`` keeps it open.
+  ``yourTurn``, ``gameFinish`` (and for a series ``seriesStart``, ``yourTurn``,
+  ``seriesFinish``); an empty line every ``LIVE_HEARTBEAT_SECONDS`` keeps it open.
 * ``/api/games/<id>/stream/`` — a game as NDJSON: ``gameFull`` (the API GET of the game) first,
   then a ``gameState`` (the same, after each move) per move, ending after the game is over.
+
+Everything a stream needs from the database — who is asking (session or token), their
+language, whether the game exists, where the stream starts — is read in one call through
+``live.DATABASE`` (the process's one live connection) before it starts waiting; while it waits
+it holds no connection. The limits (games.live_asgi.hold) are counted per player or session
+and per address: over one, 429 (JSON; a page's stream gets the same status with a
+text/event-stream ``retry:``, and live.js waits before it tries again).
 
 Served by a sync (WSGI) server, which cannot hold a connection open without tying up a worker,
 each answers at once with what there is (the events after ``Last-Event-ID``, the game's state)
@@ -18,31 +27,62 @@ and ends; an EventSource then simply reconnects after ``retry`` milliseconds.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import random
+import time
+import weakref
+import zoneinfo
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from importlib import import_module
+from typing import Any, ParamSpec, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib import auth
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 from rest_framework.authtoken.models import Token
 
+from accounts.throttle import client_ip
+from powerboats_site.middleware import use_players_language
 from powerboats_site.strict import digits
 
 from . import live
-from .models import Game, LiveEvent
+from .live_asgi import address_key, busy, hold
+from .models import Game, LiveEvent, SeriesGame
 from .payloads import game_detail
 from .selectors import MOVE_LIST_COLUMNS, game_with_seats, history
+from .views import SPECTATOR_PARTS, asked_ply, part_key, part_response, spectator_part
 
 NDJSON = "application/x-ndjson"
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _error(status: int, code: str, message: str, field: str | None = None) -> JsonResponse:
     body = {"code": code, "message": message, **({"field": field} if field else {})}
     return JsonResponse(body, status=status)
+
+
+def _streaming(request: HttpRequest) -> bool:
+    return isinstance(request, ASGIRequest)
+
+
+async def _db(request: HttpRequest, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    """Run a read for a stream: on the ASGI server through the process's one live connection;
+    under a sync server (which answers at once) in the request's own thread, as its other reads."""
+    if _streaming(request):
+        return await live.DATABASE.run(fn, *args, **kwargs)
+    return await sync_to_async(fn)(*args, **kwargs)
+
+
+# --- where a stream starts ------------------------------------------------------------------------
 
 
 def _int_or_none(value: str | None) -> int | None:
@@ -53,160 +93,277 @@ def _int_or_none(value: str | None) -> int | None:
     return int(value)
 
 
-async def _start(request: HttpRequest) -> int | JsonResponse | None:
-    """Where a stream starts: after ``Last-Event-ID`` (a reconnect), else after the last event
-    before ``since`` (ms since the epoch: when the page was rendered), else from now (None)."""
+@dataclass(frozen=True)
+class Start:
+    """What the request says about where to start: after an id (``Last-Event-ID``), after a
+    time (``since``, ms), or from now; or what is wrong with it."""
+
+    after: int | None = None
+    since: datetime | None = None
+    error: tuple[str, str] | None = None  # (field, message id)
+
+
+def _start(request: HttpRequest) -> Start:
     try:
         after = _int_or_none(request.headers.get("Last-Event-ID"))
     except ValueError:
-        return _error(400, "invalid", gettext("Last-Event-ID must be an event id (digits)"), "Last-Event-ID")
+        return Start(error=("Last-Event-ID", "last-event-id"))
     if after is not None:
-        return after
+        return Start(after=after)
+    try:  # the same, for a client that opens a new stream itself (live.js after a pause or a refusal)
+        after = _int_or_none(request.GET.get("after"))
+    except ValueError:
+        return Start(error=("after", "after"))
+    if after is not None:
+        return Start(after=after)
     try:
         since = _int_or_none(request.GET.get("since"))
     except ValueError:
-        return _error(400, "invalid", gettext("since must be a time in milliseconds since 1970 (digits)"), "since")
+        return Start(error=("since", "since-digits"))
     if since is None:
-        return None
+        return Start()
     if since > 10**14:
-        return _error(400, "invalid", gettext("since must be a time in milliseconds since 1970"), "since")
-    when = datetime.fromtimestamp(since / 1000, tz=UTC)
-    return await sync_to_async(live.last_id_before)(when)
+        return Start(error=("since", "since-range"))
+    return Start(since=datetime.fromtimestamp(since / 1000, tz=UTC))
 
 
-async def _api_user(request: HttpRequest) -> Any:
-    """The user of a token (``Authorization: Token …``) or of the session, or None."""
-    header = request.headers.get("Authorization", "")
+def _start_error(start: Start) -> JsonResponse | None:
+    if start.error is None:
+        return None
+    field, which = start.error
+    message = {
+        "last-event-id": gettext("Last-Event-ID must be an event id (digits)"),
+        "after": gettext("after must be an event id (digits)"),
+        "since-digits": gettext("since must be a time in milliseconds since 1970 (digits)"),
+        "since-range": gettext("since must be a time in milliseconds since 1970"),
+    }[which]
+    return _error(400, "invalid", message, field)
+
+
+# --- who is asking: read once, before the stream waits ----------------------------------------------
+
+
+@dataclass
+class Opening:
+    """What a stream needs from the database, read in one call (``_opening``)."""
+
+    user: Any = None  # the player, or None
+    client: str | None = None  # what the per-client limit counts: "user:<id>", "session:<key>"
+    bad_token: bool = False  # an Authorization header that names no active player's token
+    found: bool = True  # the game or series asked for exists
+    after: int | None = None  # the stream starts after this event id (None: from now)
+
+
+def _session_user(request: HttpRequest) -> tuple[Any, str | None]:
+    if not hasattr(request, "session"):  # the stream handler has no session middleware
+        engine = import_module(settings.SESSION_ENGINE)
+        request.session = engine.SessionStore(request.COOKIES.get(settings.SESSION_COOKIE_NAME))
+    user = auth.get_user(request)
+    if user.is_authenticated:
+        return user, f"user:{user.pk}"
+    key = request.session.session_key  # None unless the cookie names a stored session
+    return None, f"session:{key}" if key else None
+
+
+class _Known:
+    """Games and series known to exist, for a few minutes: a crowd opening streams on one game
+    asks the database once (games are not deleted; a stream on one that was gets no event)."""
+
+    def __init__(self, seconds: float = 300.0, size: int = 10_000) -> None:
+        self.seconds, self.size = seconds, size
+        self.until: dict[tuple[str, int], float] = {}
+
+    def exists(self, model: type[Game] | type[SeriesGame], pk: int) -> bool:
+        key, now = (model.__name__, pk), time.monotonic()
+        if self.until.get(key, 0.0) > now:
+            return True
+        if not model.objects.filter(pk=pk).exists():
+            return False
+        if len(self.until) >= self.size:
+            self.until.clear()
+        self.until[key] = now + self.seconds
+        return True
+
+
+_KNOWN = _Known()
+
+
+def _opening(request: HttpRequest, start: Start, tokens: bool = False, game_id: int | None = None,
+             series_id: int | None = None) -> Opening:
+    opening = Opening()
+    header = request.headers.get("Authorization", "") if tokens else ""
     if header:
         scheme, _, key = header.partition(" ")
-        if scheme.lower() != "token" or not key.strip():
-            return None
-        token = await Token.objects.select_related("user").filter(key=key.strip()).afirst()
-        return token.user if token and token.user.is_active else None
-    user = await request.auser()  # type: ignore[attr-defined]
-    return user if user.is_authenticated else None
+        token = None
+        if scheme.lower() == "token" and key.strip():
+            token = Token.objects.select_related("user").filter(key=key.strip()).first()
+        if token is None or not token.user.is_active:
+            opening.bad_token = True
+            return opening
+        opening.user, opening.client = token.user, f"user:{token.user.pk}"
+    else:
+        opening.user, opening.client = _session_user(request)
+    if game_id is not None:
+        opening.found = _KNOWN.exists(Game, game_id)
+    if series_id is not None:
+        opening.found = _KNOWN.exists(SeriesGame, series_id)
+    if start.error is None:
+        opening.after = start.after if start.since is None else live.last_id_before(start.since)
+    return opening
 
 
-def _streaming(request: HttpRequest) -> bool:
-    return isinstance(request, ASGIRequest)
+async def _open(request: HttpRequest, tokens: bool = False, game_id: int | None = None,
+                series_id: int | None = None) -> tuple[Start, Opening]:
+    start = _start(request)
+    opening = await _db(request, _opening, request, start, tokens, game_id, series_id)
+    if opening.user is not None:
+        use_players_language(request, opening.user)
+    return start, opening
 
 
-def _sse(event: LiveEvent) -> str:
-    return f"id: {event.pk}\nevent: {event.kind}\ndata: {live.dumps(live.event_json(event))}\n\n"
+def _hold(request: HttpRequest, opening: Opening, event_stream: bool) -> HttpResponse | None:
+    refused = hold(opening.client, address_key(client_ip(request)))
+    return None if refused is None else busy(refused, event_stream)
 
 
-async def _sse_stream(channel: live.Channel, after: int | None, seen: Any) -> AsyncIterator[str]:
-    yield f"retry: {settings.LIVE_RETRY_MS}\n: connected\n\n"
-    async for event in live.events(channel, after, settings.LIVE_HEARTBEAT_SECONDS, seen):
-        yield ": keep-alive\n\n" if event is None else _sse(event)
-
-
-async def _page_stream(request: HttpRequest, channel: live.Channel, seen: Any = None) -> HttpResponse:
-    start = await _start(request)
-    if isinstance(start, JsonResponse):
-        return start
-    if not _streaming(request):  # a sync server: what there is, then the browser reconnects
-        if seen is not None:
-            await seen()
-        if start is None:
-            start = await sync_to_async(live.last_id)()
-        rows, scanned = await sync_to_async(live.backlog)(channel, start)
-        # "id:" alone moves the browser's Last-Event-ID on, so its reconnect asks only for newer events
-        position = f"id: {scanned}\n\n"
-        body = f"retry: {settings.LIVE_RETRY_MS}\n\n" + "".join(_sse(row) for row in rows) + position
-        return HttpResponse(body, content_type="text/event-stream")
-    response = StreamingHttpResponse(_sse_stream(channel, start, seen), content_type="text/event-stream")
+def _streaming_response(body: AsyncIterator[str] | AsyncIterator[bytes], content_type: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(body, content_type=content_type)
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
     return response
 
 
-def _seen(user: Any, game_id: int | None) -> Any:
-    if user is None or not user.is_authenticated:
-        return None
+# --- the pages' streams (Server-Sent Events) ----------------------------------------------------------
 
-    async def seen() -> None:
-        await sync_to_async(live.mark_seen)(user.pk, game_id)
 
-    return seen
+KEEP_ALIVE = b": keep-alive\n\n"
+
+
+async def _sse_stream(channel: live.Channel, after: int | None, seen: live.Mark | None) -> AsyncIterator[bytes]:
+    # the browser comes back this long after the stream ends: between LIVE_RETRY_MS and three
+    # times that, at random, so that a crowd whose server restarts does not all come back at once
+    retry = random.randint(settings.LIVE_RETRY_MS, 3 * settings.LIVE_RETRY_MS)
+    yield f"retry: {retry}\n: connected\n\n".encode()
+    async for event in live.events(channel, after, settings.LIVE_HEARTBEAT_SECONDS, seen,
+                                   settings.LIVE_STREAM_SECONDS):
+        if isinstance(event, live.Beat):  # "id:" moves the browser's Last-Event-ID on, to resume from
+            yield b"id: %d\n%s" % (event.position, KEEP_ALIVE)
+        elif isinstance(event, live.Reset):  # too far back: the page reads the state afresh
+            yield b"id: %d\nevent: reset\ndata: {}\n\n" % event.position
+        else:
+            yield live.sse(event)
+
+
+def _at_once(channel: live.Channel, after: int | None, seen: live.Mark | None) -> str:
+    """A sync server's answer: the events there are, and where to resume."""
+    if seen is not None:
+        live.mark_seen(*seen)
+    start = live.last_id() if after is None else after
+    rows, scanned = live.backlog(channel, start)
+    # "id:" alone moves the browser's Last-Event-ID on, so its reconnect asks only for newer events
+    events = b"".join(live.sse(row) for row in rows).decode()
+    return f"retry: {settings.LIVE_RETRY_MS}\n\n{events}id: {scanned}\n\n"
+
+
+async def _page_stream(request: HttpRequest, opening: Opening, channel: live.Channel,
+                       seen_game: int | None = None, seen_series: int | None = None) -> HttpResponse:
+    """``seen_game``, ``seen_series``: the page's game or series, on which its player is marked
+    "seen live"."""
+    seen: live.Mark | None = None
+    if opening.user is not None and (seen_game is not None or seen_series is not None):
+        seen = (opening.user.pk, seen_game, seen_series)
+    if not _streaming(request):
+        body = await _db(request, _at_once, channel, opening.after, seen)
+        return HttpResponse(body, content_type="text/event-stream")
+    busy = _hold(request, opening, event_stream=True)
+    if busy is not None:
+        return busy
+    return _streaming_response(_sse_stream(channel, opening.after, seen), "text/event-stream")
 
 
 @require_GET
 async def game_events(request: HttpRequest, game_id: int) -> HttpResponse:
-    if not await Game.objects.filter(pk=game_id).aexists():
+    start, opening = await _open(request, game_id=game_id)
+    if not opening.found:
         return _error(404, "not_found", gettext("no game %(game_id)s") % {"game_id": game_id}, "game")
-    user = await request.auser()  # type: ignore[attr-defined]
-    return await _page_stream(request, live.Channel(game_id=game_id), _seen(user, game_id))
+    return _start_error(start) or await _page_stream(request, opening, live.Channel(game_id=game_id), game_id)
 
 
 @require_GET
 async def my_events(request: HttpRequest) -> HttpResponse:
-    user = await request.auser()  # type: ignore[attr-defined]
-    if not user.is_authenticated:
+    start, opening = await _open(request)
+    if opening.user is None:
         return _error(401, "not_authenticated", gettext("log in to follow your games"))
-    return await _page_stream(request, live.Channel(user_id=user.pk))
+    return _start_error(start) or await _page_stream(request, opening, live.Channel(user_id=opening.user.pk))
 
 
 @require_GET
 async def lobby_events(request: HttpRequest) -> HttpResponse:
-    user = await request.auser()  # type: ignore[attr-defined]
-    return await _page_stream(request, live.Channel(user_id=user.pk if user.is_authenticated else None, lobby=True))
+    start, opening = await _open(request)
+    user_id = opening.user.pk if opening.user is not None else None
+    return _start_error(start) or await _page_stream(request, opening, live.Channel(user_id=user_id, lobby=True))
 
 
 @require_GET
 async def series_events(request: HttpRequest, series_id: int) -> HttpResponse:
     """A series' page (issue 16): its changes, as the game page's stream."""
-    from .models_series import SeriesGame
-
-    if not await SeriesGame.objects.filter(pk=series_id).aexists():
-        return _error(404, "not_found", f"no series {series_id}", "series")
-    return await _page_stream(request, live.Channel(series_id=series_id))
+    start, opening = await _open(request, series_id=series_id)
+    if not opening.found:
+        return _error(404, "not_found", gettext("no series %(series_id)s") % {"series_id": series_id}, "series")
+    return _start_error(start) or await _page_stream(request, opening, live.Channel(series_id=series_id),
+                                                     seen_series=series_id)
 
 
 @require_GET
 async def series_lobby_events(request: HttpRequest) -> HttpResponse:
     """The series lobby: every change of every series (it refreshes its lists)."""
-    return await _page_stream(request, live.Channel(series_lobby=True))
+    start, opening = await _open(request)
+    return _start_error(start) or await _page_stream(request, opening, live.Channel(series_lobby=True))
 
 
 # --- the API's NDJSON streams -------------------------------------------------------------------
 
 
-async def _ndjson_user(channel: live.Channel, user_id: int, after: int | None, seen: Any) -> AsyncIterator[str]:
+async def _ndjson_user(channel: live.Channel, user_id: int, after: int | None, seen: live.Mark) -> AsyncIterator[str]:
     yield "\n"  # the stream is open (lichess sends nothing until the first event; a line helps proxies)
-    async for event in live.events(channel, after, settings.LIVE_HEARTBEAT_SECONDS, seen):
-        if event is None:
+    async for event in live.events(channel, after, settings.LIVE_HEARTBEAT_SECONDS, seen,
+                                   settings.LIVE_STREAM_SECONDS):
+        if isinstance(event, live.Beat):
             yield "\n"
-            continue
-        out = live.user_event_json(event, user_id)
-        if out is not None:
-            yield live.dumps(out) + "\n"
+        elif isinstance(event, live.Reset):  # too far back to replay: read your games and challenges afresh
+            yield live.dumps({"type": "resync", "id": event.position}) + "\n"
+        else:
+            for line in live.user_event_lines(event, user_id):
+                yield live.dumps(line) + "\n"
+
+
+def _user_lines(channel: live.Channel, user_id: int, after: int | None) -> str:
+    live.mark_seen(user_id, None, None)
+    rows = [] if after is None else live.backlog(channel, after)[0]
+    return "".join(live.dumps(line) + "\n" for row in rows for line in live.user_event_lines(row, user_id))
 
 
 @require_GET
 async def api_user_events(request: HttpRequest) -> HttpResponse:
-    user = await _api_user(request)
-    if user is None:
+    start, opening = await _open(request, tokens=True)
+    if opening.user is None:
         return _error(401, "not_authenticated", gettext("a token (Authorization: Token …) or a session is needed"))
-    start = await _start(request)
-    if isinstance(start, JsonResponse):
-        return start
-    channel = live.Channel(user_id=user.pk)
-    seen = _seen(user, None)
+    refused = _start_error(start)
+    if refused is not None:
+        return refused
+    user_id = opening.user.pk
+    channel = live.Channel(user_id=user_id)
     if not _streaming(request):
-        await seen()
-        rows = [] if start is None else (await sync_to_async(live.backlog)(channel, start))[0]
-        lines = [live.user_event_json(row, user.pk) for row in rows]
-        return HttpResponse("".join(live.dumps(x) + "\n" for x in lines if x is not None), content_type=NDJSON)
-    response = StreamingHttpResponse(_ndjson_user(channel, user.pk, start, seen), content_type=NDJSON)
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
+        return HttpResponse(await _db(request, _user_lines, channel, user_id, opening.after), content_type=NDJSON)
+    busy = _hold(request, opening, event_stream=False)
+    if busy is not None:
+        return busy
+    return _streaming_response(_ndjson_user(channel, user_id, opening.after, (user_id, None, None)), NDJSON)
 
 
 def _game_json(game_id: int, user: Any) -> dict[str, Any] | None:
     from django.contrib.auth.models import AnonymousUser
-    live._fresh()
+
     found = game_with_seats(game_id)
     if found is None:
         return None
@@ -214,19 +371,51 @@ def _game_json(game_id: int, user: Any) -> dict[str, Any] | None:
     return game_detail(game, user or AnonymousUser(), seats, moves=history(game, MOVE_LIST_COLUMNS))
 
 
+class _States:
+    """The game's state after an event, as one viewer sees it, read once for all the game
+    streams of this process that show it to the same kind of viewer: every spectator sees
+    the same; a player sees their own choices. A crowd watching one game costs one read per
+    move, not one per stream (streams asking at once wait for the same read)."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self.entries: OrderedDict[tuple[int, int, int | None, str], asyncio.Future[dict[str, Any] | None]] = \
+            OrderedDict()
+
+    async def get(self, game_id: int, event: LiveEvent, user: Any) -> dict[str, Any] | None:
+        players = (event.user_a, event.user_b)
+        viewer = user.pk if user is not None and user.pk in players else None
+        key = (game_id, event.pk, viewer, translation.get_language() or "")
+        found = self.entries.get(key)
+        if found is None:
+            found = self.entries[key] = asyncio.ensure_future(
+                live.DATABASE.run(_game_json, game_id, user if viewer is not None else None))
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+        try:
+            return await asyncio.shield(found)
+        except Exception:
+            self.entries.pop(key, None)  # asked again by the next stream
+            raise
+
+
+_STATES = _States()
+
+
 async def _ndjson_game(game_id: int, user: Any, first: dict[str, Any], after: int | None,
-                       seen: Any) -> AsyncIterator[str]:
+                       seen: live.Mark | None) -> AsyncIterator[str]:
     yield live.dumps({"type": "gameFull", **first}) + "\n"
     if first.get("status") != Game.Status.ACTIVE:
         return
     ply = first.get("ply")
-    async for event in live.events(live.Channel(game_id=game_id), after, settings.LIVE_HEARTBEAT_SECONDS, seen):
-        if event is None:
+    async for event in live.events(live.Channel(game_id=game_id), after, settings.LIVE_HEARTBEAT_SECONDS, seen,
+                                   settings.LIVE_STREAM_SECONDS):
+        if not isinstance(event, LiveEvent):  # a heartbeat (it never resumes before now: no reset)
             yield "\n"
             continue
         if event.kind not in (LiveEvent.Kind.MOVE, LiveEvent.Kind.FINISH) or event.data.get("ply", ply + 1) <= ply:
             continue
-        state = await sync_to_async(_game_json)(game_id, user)
+        state = await _STATES.get(game_id, event, user)
         if state is None:
             return
         if state["ply"] > ply or state["status"] != Game.Status.ACTIVE:
@@ -236,25 +425,76 @@ async def _ndjson_game(game_id: int, user: Any, first: dict[str, Any], after: in
             return
 
 
+def _game_opening(request: HttpRequest, tokens: bool, game_id: int) -> tuple[Opening, dict[str, Any] | None]:
+    opening = _opening(request, Start(), tokens)
+    if opening.bad_token:
+        return opening, None
+    # from the last event now: a move made while the state below is read comes after it
+    opening.after = live.last_id()
+    return opening, _game_json(game_id, opening.user)
+
+
 @require_GET
 async def api_game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
-    user = None
-    if request.headers.get("Authorization"):
-        user = await _api_user(request)
-        if user is None:
-            return _error(401, "not_authenticated", gettext("invalid token"))
-    else:
-        session_user = await request.auser()  # type: ignore[attr-defined]
-        user = session_user if session_user.is_authenticated else None
-    # from the last event now: a move made while the state below is read comes after it
-    after = await sync_to_async(live.last_id)()
-    first = await sync_to_async(_game_json)(game_id, user)
+    tokens = bool(request.headers.get("Authorization"))
+    opening, first = await _db(request, _game_opening, request, tokens, game_id)
+    if opening.user is not None:
+        use_players_language(request, opening.user)
+    if opening.bad_token:
+        return _error(401, "not_authenticated", gettext("invalid token"))
     if first is None:
         return _error(404, "not_found", gettext("no game %(game_id)s") % {"game_id": game_id}, "game")
     if not _streaming(request):
         return HttpResponse(live.dumps({"type": "gameFull", **first}) + "\n", content_type=NDJSON)
-    response = StreamingHttpResponse(_ndjson_game(game_id, user, first, after, _seen(user, game_id)),
-                                     content_type=NDJSON)
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
+    busy = _hold(request, opening, event_stream=False)
+    if busy is not None:
+        return busy
+    seen = (opening.user.pk, game_id, None) if opening.user is not None else None
+    return _streaming_response(_ndjson_game(game_id, opening.user, first, opening.after, seen), NDJSON)
+
+
+# --- the game page's part, for spectators -------------------------------------------------------
+
+
+_RENDERING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, asyncio.Future[Any]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _render_part(game_id: int, at: str, language: str, time_zone: str) -> Any:
+    with translation.override(language), timezone.override(zoneinfo.ZoneInfo(time_zone)):
+        return spectator_part(game_id, at)
+
+
+@require_GET
+async def game_part(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game page's changing part as every spectator sees it (templates/games/_game.html):
+    what a spectator's open page morphs in on a live event (static/js/live.js; a player's page
+    asks the site's games.views.game_live, which has their forms). Kept per move, replayed
+    position, language and time zone in the process (games.views.SPECTATOR_PARTS): a crowd
+    costs one render per move, each spectator a lookup here, with no thread and, unless they
+    are logged in (their time zone), no query. An ordinary short request: no limit applies."""
+    at = request.GET.get("at", "")
+    if at and not digits(at):
+        at = ""
+    time_zone = "UTC"
+    if request.COOKIES.get(settings.SESSION_COOKIE_NAME):
+        user, _ = await _db(request, _session_user, request)
+        if user is not None:
+            use_players_language(request, user)
+            time_zone = user.tz.key
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    asked = asked_ply(request.GET.get("ply", ""))
+    with timezone.override(zoneinfo.ZoneInfo(time_zone)):
+        key = part_key(game_id, -1 if asked is None else asked, at)
+    kept = SPECTATOR_PARTS.get(key)
+    if kept is None:
+        # the crowd asks at once: one render, which every spectator asking meanwhile waits for
+        flights = live.per_loop(_RENDERING, dict)
+        flight = flights.get(key)
+        if flight is None:
+            flight = flights[key] = asyncio.ensure_future(_db(request, _render_part, game_id, at, language, time_zone))
+            flight.add_done_callback(lambda _: flights.pop(key, None))
+        kept = await asyncio.shield(flight)
+    if kept is None:
+        return _error(404, "not_found", gettext("no game %(game_id)s") % {"game_id": game_id}, "game")
+    return part_response(kept.html)

@@ -1,22 +1,43 @@
 """What bin/run and the Procfile serve (uvicorn): the live streams as async Django views, and
 everything else — the pages, the API, the turn path — as the same sync Django app that gunicorn
 served, run in a thread pool by a2wsgi, so that it is no slower and needs no async code
-(docs/live.md)."""
+(docs/live.md).
+
+The streams have a handler of their own (games.live_asgi.StreamHandler): no thread per request,
+no database connection per stream, limits on how many a client may open. Each open stream
+holds a socket: the process may open as many files as its hard limit allows."""
 
 from __future__ import annotations
 
+import gc
 import os
 import re
+import resource
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
-from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "powerboats_site.settings")
 
-streams = get_asgi_application()
+_soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if _soft < _hard:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (_hard, _hard))
+
 site = WSGIMiddleware(get_wsgi_application(), workers=int(os.environ.get("WEB_THREADS", "2")))  # type: ignore[arg-type]
+
+from games.live_asgi import StreamHandler  # noqa: E402  (after django.setup(), by get_wsgi_application)
+
+streams = StreamHandler()
+
+# Thousands of open streams are hundreds of thousands of long-lived objects: with the default
+# thresholds a full collection ran every few seconds while streams opened and stopped the
+# process for 0.3-0.6 s each time (5,000 streams, bench/live.py). What was loaded at start-up
+# is never garbage: it is frozen out of the collections, and the young generation is collected
+# less often (docs/live.md).
+gc.collect()
+gc.freeze()
+gc.set_threshold(50_000, 20, 100)
 STREAM_PATHS = re.compile(r"^/(events/|api/stream/|api/games/[^/]+/stream/$)")
 
 

@@ -32,8 +32,9 @@ def _describe(text: str) -> str:
     return "a NUL character (%00)" if char is None or char.group() == "\x00" else "a character that is not valid text"
 
 
-def _refuse(request: HttpRequest, status: int, code: str, message: str, field: str | None = None) -> HttpResponse:
-    if request.path_info.startswith("/api/"):
+def _refuse(request: HttpRequest, status: int, code: str, message: str, field: str | None = None,
+            as_json: bool = False) -> HttpResponse:
+    if as_json or request.path_info.startswith("/api/"):
         body = {"code": code, "message": message}
         if field is not None:
             body["field"] = field
@@ -42,56 +43,60 @@ def _refuse(request: HttpRequest, status: int, code: str, message: str, field: s
     return render(request, "400.html", {"title": title, "message": message}, status=status)
 
 
+def bad_input(request: HttpRequest, as_json: bool = False) -> HttpResponse | None:
+    """The refusal of input no view can use, or None (also used by the live streams' handler,
+    games.live_asgi, which answers in JSON: ``as_json``)."""
+    if _UNUSABLE.search(request.path_info):
+        field = _path_parameter(request.path_info)
+        return _refuse(request, 400, "invalid", f"{field}: must not contain {_describe(request.path_info)}", field,
+                       as_json)
+    try:
+        query = list(request.GET.lists())
+    except TooManyFieldsSent:
+        return _refuse(request, 400, "invalid",
+                       f"too many query parameters (at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS})", None, as_json)
+    for name, values in query:
+        for text in [name, *values]:
+            if _UNUSABLE.search(text):
+                field = "query" if _UNUSABLE.search(name) else name
+                return _refuse(request, 400, "invalid", f"{field}: must not contain {_describe(text)}", field, as_json)
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if settings.DATA_UPLOAD_MAX_MEMORY_SIZE is not None and length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+        return too_large(request, as_json)
+    return None
+
+
+def too_large(request: HttpRequest, as_json: bool = False) -> HttpResponse:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0
+    return _refuse(request, 413, "too_large", f"the request body is larger than {limit // 1024} KiB", None, as_json)
+
+
+def _path_parameter(path: str) -> str:
+    """The name of the URL parameter that holds the bad character, else ``path``."""
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return "path"
+    for name, value in match.kwargs.items():
+        if isinstance(value, str) and _UNUSABLE.search(value):
+            return name
+    return "path"
+
+
 class BadInputMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.refusal(request) or self.get_response(request)
-
-    def refusal(self, request: HttpRequest) -> HttpResponse | None:
-        if _UNUSABLE.search(request.path_info):
-            field = self._path_parameter(request.path_info)
-            return _refuse(request, 400, "invalid", f"{field}: must not contain {_describe(request.path_info)}", field)
-        try:
-            query = list(request.GET.lists())
-        except TooManyFieldsSent:
-            return _refuse(request, 400, "invalid",
-                           f"too many query parameters (at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS})")
-        for name, values in query:
-            for text in [name, *values]:
-                if _UNUSABLE.search(text):
-                    field = "query" if _UNUSABLE.search(name) else name
-                    return _refuse(request, 400, "invalid", f"{field}: must not contain {_describe(text)}", field)
-        try:
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = 0
-        if settings.DATA_UPLOAD_MAX_MEMORY_SIZE is not None and length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-            return self.too_large(request)
-        return None
+        return bad_input(request) or self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, RequestDataTooBig):
-            return self.too_large(request)
+            return too_large(request)
         return None
-
-    @staticmethod
-    def too_large(request: HttpRequest) -> HttpResponse:
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0
-        return _refuse(request, 413, "too_large", f"the request body is larger than {limit // 1024} KiB")
-
-    @staticmethod
-    def _path_parameter(path: str) -> str:
-        """The name of the URL parameter that holds the bad character, else ``path``."""
-        try:
-            match = resolve(path)
-        except Resolver404:
-            return "path"
-        for name, value in match.kwargs.items():
-            if isinstance(value, str) and _UNUSABLE.search(value):
-                return name
-        return "path"
 
 
 def use_players_language(request: HttpRequest, user: Any) -> None:

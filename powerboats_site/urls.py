@@ -10,6 +10,8 @@ from tournaments.urls import api_urlpatterns as rating_api
 urlpatterns = [
     path("", site_views.home, name="home"),
     path("health/", game_views.health, name="health"),
+    path("favicon.ico", site_views.favicon, name="favicon"),
+    path("site.webmanifest", site_views.manifest, name="manifest"),
     path("", include("games.urls")),
     path("api/", include("games.api_urls")),
     path("api/", include(rating_api)),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from django import template
+from django.conf import settings
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
@@ -21,22 +22,35 @@ SINCE_SLACK = 10.0  # seconds
 
 @register.simple_tag
 def live_stream(kind: str, game_id: int | None = None, ply: int | None = None, over: bool = False,
-                rev: int | None = None) -> str:
+                rev: int | None = None, player: object = None) -> str:
     """``rev``: a series not started shows ply -1 and the revision of its seats
-    (games.services_series.seats_revision)."""
-    if kind in ("game", "series") and over:
+    (games.services_series.seats_revision). ``player``: the viewer plays this game (a finished
+    game's page then follows the rematch offers)."""
+    kinds = ""
+    if kind == "game" and over and player:
+        # a finished game changes no more, but its players may offer each other a rematch: their
+        # own stream brings the offer and the answer to the page (the chat slot, social.js)
+        url, mode, kinds = reverse("live_me"), "rematch", "challenge"
+    elif kind in ("game", "series") and over:
         return ""  # a finished game does not change any more
-    if kind == "game":
+    elif kind == "game":
         url, mode = reverse("live_game", args=[game_id]), "game"
     elif kind == "series":
         url, mode = reverse("live_series", args=[game_id]), "series"
     elif kind == "series_lobby":
-        url, mode = reverse("live_series_lobby"), "list"
-    else:
-        url, mode = reverse("live_me" if kind == "me" else "live_lobby"), "list"
+        url, mode, kinds = reverse("live_series_lobby"), "list", "series"
+    else:  # My games, the lobby: two-player games and challenges (a player's series events reach them too)
+        url, mode, kinds = reverse("live_me" if kind == "me" else "live_lobby"), "list", "move start finish challenge"
+    # the game and series pages apply an event in place (idiomorph, static/js/vendor/README.md)
+    morph = format_html('<script src="{}" defer></script>', static("js/vendor/idiomorph-0.8.0.min.js")) \
+        if mode in ("game", "series") else ""
     return format_html(
-        '<div id="live" hidden data-live-url="{}" data-live-mode="{}" data-live-since="{}" data-live-ply="{}"{}></div>'
-        '<script src="{}" defer></script>',
-        url, mode, int((time.time() - SINCE_SLACK) * 1000), "" if ply is None else ply,
-        format_html(' data-live-rev="{}" data-live-gone="{}"', rev, reverse("series_lobby")) if rev is not None else "", static("js/live.js"),
+        '<div id="live" hidden data-live-url="{}" data-live-mode="{}" data-live-since="{}" data-live-ply="{}"'
+        ' data-live-kinds="{}" data-live-busy="{}"{}></div>'
+        '<div id="live-announce" class="visually-hidden" role="status" aria-live="polite"></div>'
+        '{}<script src="{}" defer></script>',
+        url, mode, int((time.time() - SINCE_SLACK) * 1000), "" if ply is None else ply, kinds,
+        settings.LIVE_BUSY_RETRY_SECONDS,
+        format_html(' data-live-rev="{}" data-live-gone="{}"', rev, reverse("series_lobby")) if rev is not None else "",
+        morph, static("js/live.js"),
     )

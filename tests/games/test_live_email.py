@@ -120,3 +120,28 @@ def test_the_setting_is_on_the_settings_page(client):
     assert User.objects.get(username="setter").bot_turn_emails is True
 
 
+
+
+def test_a_series_page_stream_records_its_player_seen_live_on_that_series():
+    """Issue 24: a series' your-turn email follows the two-player policy; its page's stream marks
+    the player "seen live" on the series (LiveSeen.series_id), told apart from a game of the
+    same id, and the event stream counts for every game and series."""
+    from games import services_series
+
+    user, other = make_user("sasha"), make_user("sami")
+    series = services_series.series_create(user=user, seats=3)
+    client = Client()
+    client.login(username="sasha", password=PASSWORD)
+    assert client.get(f"/events/series/{series.pk}/").status_code == 200
+    row = LiveSeen.objects.get(user=user)
+    assert (row.game_id, row.series_id) == (None, series.pk)
+    since = timezone.now()
+    assert live.saw_series_live(user.pk, series.pk, since)
+    assert not live.saw_live(user.pk, series.pk, since), "a game with the series' id is another thing"
+    assert not live.saw_series_live(user.pk, series.pk + 1, since)
+    client.get(f"/events/series/{series.pk}/")
+    assert LiveSeen.objects.filter(user=user).count() == 1, "one row per user and series, refreshed"
+    live.mark_seen(other.pk, None, None)  # the event stream: every game and every series
+    assert live.saw_series_live(other.pk, series.pk, since) and live.saw_live(other.pk, 12345, since)
+    live.mark_seen_many({(user.pk, 7, None): since, (user.pk, None, series.pk): since, (other.pk, None, None): since})
+    assert LiveSeen.objects.filter(user=user).count() == 2 and LiveSeen.objects.filter(user=other).count() == 1

@@ -263,6 +263,11 @@ def test_served_by_a_sync_server_a_stream_answers_at_once_with_the_events_after_
     body = response.content.decode()
     assert body.startswith("retry: 1000\n") and "event: move\n" in body and f'"game":{game.pk}' in body
     assert f"id: {first.pk}\n" not in body, "only the events after it"
+    # ?after= is the same for a page that opens a new stream itself (live.js, after a pause)
+    same = Client().get(f"/events/game/{game.pk}/", {"after": first.pk}).content.decode()
+    assert "event: move\n" in same and f"id: {first.pk}\n" not in same
+    refused = Client().get(f"/events/game/{game.pk}/", {"after": "x1"})
+    assert refused.status_code == 400 and refused.json()["field"] == "after"
     make_user("lobbyist")
     client = Client()
     client.login(username="lobbyist", password=PASSWORD)
@@ -284,7 +289,10 @@ def test_a_page_of_a_game_in_progress_is_live_and_a_finished_one_is_not(django_c
     assert "js/live.js" in page
     services.game_resign(user=game.yellow, game_id=game.pk)
     page = client.get(f"/games/{game.pk}/").content.decode()
-    assert "data-live-url" not in page, "nothing changes any more: no stream (and no reload on its end event)"
+    assert f'data-live-url="/events/game/{game.pk}/"' not in page, "the game changes no more: no game stream"
+    assert 'data-live-url="/events/me/" data-live-mode="rematch"' in page, "its players follow rematch offers"
+    spectator = Client().get(f"/games/{game.pk}/").content.decode()
+    assert "data-live-url" not in spectator, "nothing changes any more for a spectator: no stream at all"
     assert 'data-live-url="/events/me/"' in client.get("/games/").content.decode()
     assert 'data-live-url="/events/lobby/"' in client.get("/lobby/").content.decode()
 
