@@ -33,9 +33,9 @@ from pathlib import Path
 from django.utils.translation import get_language, gettext, ngettext, pgettext, to_locale
 from django.utils.translation import gettext as _
 
-from games.engine import DIRECTION_NAMES, DIRECTIONS, Course, Hex
+from games.engine import DIRECTIONS, Course, Hex
 from games.engine.hexgrid import corners, pixel
-from games.reasons import color_name
+from games.reasons import color_name, direction_label
 
 SIZE = 20.0
 SQRT3 = math.sqrt(3)
@@ -96,6 +96,10 @@ class Board:
     focus: str | None = None  # the viewer's colour: whose chevrons are always shown
     key: str | None = None  # the stored course's key: its static layers are kept by it
     stored: Stored | Unread | None = UNREAD  # its stored drawing, when the caller read it
+    # a part of a picture, not a lake to read (the rules' legend): hidden from screen readers, and
+    # showing only ``view`` (x, y, width, height) of the lake
+    decorative: bool = False
+    view: tuple[float, float, float, float] | None = None
     out: list[str] = field(default_factory=list)
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # the viewBox, set by render_static
 
@@ -105,6 +109,11 @@ class Board:
     def render(self) -> str:
         head, base, buoys, self.box = static_layers(self.course, self.key, self.stored)
         shows = "".join(f" shows-{n}" for n in sorted(self._always_shown()))
+        if self.decorative or self.view is not None:
+            x, y, w, h = self.view if self.view is not None else self.box
+            head = f'xmlns="http://www.w3.org/2000/svg" viewBox="{x:.1f} {y:.1f} {w:.1f} {h:.1f}"' + (
+                ' aria-hidden="true"' if self.decorative else f' {_lake_role()}')
+            shows += " swatch" if self.decorative else ""
         self.out.append(f'<svg class="board {self.course.lake.side}{shows}" {head}>')
         self.out.append(base)
         self._paths()
@@ -123,9 +132,7 @@ class Board:
         pad = SIZE * PAD
         x0, y0 = min(xs) - pad, min(ys) - pad
         width, height = max(xs) - x0 + pad, max(ys) - y0 + pad
-        lake_label = gettext("the lake")
-        head = (f'xmlns="http://www.w3.org/2000/svg" viewBox="{x0:.1f} {y0:.1f} {width:.1f} {height:.1f}" '
-                f'role="img" aria-label="{escape(lake_label)}"')
+        head = f'xmlns="http://www.w3.org/2000/svg" viewBox="{x0:.1f} {y0:.1f} {width:.1f} {height:.1f}" {_lake_role()}'
         self.box = (x0, y0, width, height)
         self.out = []
         self.out.append(
@@ -306,10 +313,34 @@ class Board:
         self.out.append("</g>")
 
     def _placeable(self) -> None:
-        for cell in self.placeable:
+        """The free start cells, each with its number on the line (as the placing form names
+        them), and the boat to be placed, hidden until a cell is chosen: static/js/game.js puts it
+        on the chosen cell with the chosen heading."""
+        cells = list(self.placeable)
+        if not cells:
+            return
+        numbers = {c: i + 1 for i, c in enumerate(self.course.line)}
+        for cell in cells:
+            x, y = self.xy(cell)
+            points = " ".join(f"{px:.1f},{py:.1f}" for px, py in corners(cell, SIZE))
+            title = escape(_("start cell %(number)s") % {"number": numbers.get(cell, "?")})
             self.out.append(
-                self._poly(cell, "placeable", f' data-q="{cell[0]}" data-r="{cell[1]}" tabindex="0"')
+                f'<polygon class="placeable" points="{points}" data-q="{cell[0]}" data-r="{cell[1]}" '
+                f'data-x="{x:.1f}" data-y="{y:.1f}" tabindex="0"><title>{title}</title></polygon>'
             )
+        for cell in cells:
+            x, y = self.xy(cell)
+            self.out.append(
+                f'<text class="start-number" x="{x:.1f}" y="{y:.1f}" dy=".35em" text-anchor="middle" '
+                f'font-size="{SIZE * 0.75:.1f}" font-weight="bold" fill="#1d2733" pointer-events="none" '
+                f'aria-hidden="true">{numbers.get(cell, "")}</text>'
+            )
+        fill = BOAT_COLORS.get(self.focus or "", "#888")
+        self.out.append(
+            f'<g class="place-preview" display="none" opacity="0.8" pointer-events="none" aria-hidden="true">'
+            f'<polygon points="{hull_points()}" fill="{fill}" stroke="#1d2733" stroke-width="1.5" '
+            f'stroke-dasharray="3 2"/></g>'
+        )
 
     def _options(self) -> None:
         """The previews of the three directions after a roll (R7): an arrow along the path and
@@ -333,7 +364,7 @@ class Board:
                 label += f" ×{option.damage}"
             if option.finishes:
                 label += " F"
-            name = DIRECTION_NAMES[option.direction]
+            name = direction_label(option.direction)
             cells = len(option.path)
             title = f"{name}: " + ngettext("%(cells)s cell", "%(cells)s cells", cells) % {"cells": cells}
             if option.crash:
@@ -396,17 +427,24 @@ class Board:
             x, y = self.xy(boat.cell)
             angle = -60 * boat.heading
             s = SIZE
-            hull = f"{s * 0.75:.1f},0 {s * 0.2:.1f},{-s * 0.38:.1f} {-s * 0.6:.1f},{-s * 0.3:.1f} " \
-                   f"{-s * 0.6:.1f},{s * 0.3:.1f} {s * 0.2:.1f},{s * 0.38:.1f}"
+            hull = hull_points()
             state = " sunk" if boat.sunk else " finished" if boat.finished else ""
             fill = BOAT_COLORS.get(boat.color, "#888")
             title = gettext("%(color)s, heading %(heading)s") % {"color": color_name(boat.color),
-                                                                  "heading": DIRECTION_NAMES[boat.heading]}
+                                                                  "heading": direction_label(boat.heading)}
             self.out.append(
                 f'<g class="boat {boat.color}{state}" transform="translate({x:.1f},{y:.1f}) rotate({angle})">'
                 f"<title>{escape(title)}</title>"
                 f'<polygon points="{hull}" fill="{fill}"/><circle r="{s * 0.12:.1f}" cx="{-s * 0.15:.1f}" cy="0"/></g>'
             )
+
+
+def hull_points() -> str:
+    """A boat's hull pointing east (heading 0), round its cell's centre; ``rotate(-60 × heading)``
+    turns it to its heading."""
+    s = SIZE
+    return (f"{s * 0.75:.1f},0 {s * 0.2:.1f},{-s * 0.38:.1f} {-s * 0.6:.1f},{-s * 0.3:.1f} "
+            f"{-s * 0.6:.1f},{s * 0.3:.1f} {s * 0.2:.1f},{s * 0.38:.1f}")
 
 
 Layers = tuple[str, str, str, tuple[float, float, float, float]]
@@ -545,6 +583,12 @@ def board_style(course: Course, key: str | None = None, stored: Stored | Unread 
     return "--bw:{:.0f};--bh:{:.0f}".format(*board_size(course, key, stored))
 
 
+def _lake_role() -> str:
+    """What a screen reader is told the board is: a group named "the lake"."""
+    label = gettext("the lake")  # outside the f-string, where makemessages finds it
+    return f'role="group" aria-label="{escape(label)}"'
+
+
 def board_svg(
     course: Course,
     boats: Sequence[BoatView] = (),
@@ -553,5 +597,8 @@ def board_svg(
     focus: str | None = None,
     key: str | None = None,
     stored: Stored | Unread | None = UNREAD,
+    decorative: bool = False,
+    view: tuple[float, float, float, float] | None = None,
 ) -> str:
-    return Board(course, boats, options, placeable, focus, key=key, stored=stored).render()
+    return Board(course, boats, options, placeable, focus, key=key, stored=stored, decorative=decorative,
+                 view=view).render()

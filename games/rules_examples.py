@@ -18,7 +18,6 @@ start/finish cell, ``Y``/``R`` the boats, ``*`` a water cell the captions point 
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -331,10 +330,15 @@ def _examples(language: str | None) -> dict[str, Example]:
     return {spec.key: play(spec) for spec in SPECS}
 
 
-@lru_cache(maxsize=1)
 def welcome_board() -> str:
     """A real lake for the home page: a course of the standard side (the same generator as a
-    new game, with a fixed seed), both boats on the start line, Red's first move previewed."""
+    new game, with a fixed seed), both boats on the start line, Red's first move previewed;
+    drawn once per process and language (its label and tooltips are translated)."""
+    return _welcome_board(translation.get_language())
+
+
+@lru_cache(maxsize=8)
+def _welcome_board(language: str | None) -> str:
     course = new_course("standard", "A", random.Random(14))
     state = GameState.initial(course)
     state = state.place(course.line[1], direction_by_name("NE")).place(course.line[3], direction_by_name("NE"))
@@ -367,12 +371,10 @@ def _legend(language: str | None) -> dict[str, str]:
     marks["#"] = next(c for c, t in tokens.items() if t == "#")
     marks["="] = course.line[len(course.line) // 2]  # the middle of the line, away from the buoys
     boats = [BoatView("yellow", marks["Y"], direction_by_name("NW")), BoatView("red", marks["R"], direction_by_name("E"))]
-    svg = board_svg(course, boats, (), (), "yellow")
     swatches = {}
-    for name, token in LEGEND_CELLS.items():
+    for name, token in LEGEND_CELLS.items():  # each a piece of the same board, hidden from screen readers
         x, y = pixel(marks[token], SIZE)
         half = SIZE * (1.25 if name in {"start", "buoy", "finish"} else 1.0)
-        box = f'viewBox="{x - half:.1f} {y - half:.1f} {2 * half:.1f} {2 * half:.1f}"'
-        swatches[name] = re.sub(r'viewBox="[^"]*"', box, svg, count=1).replace(
-            'class="board', 'class="board swatch', 1).replace('aria-label="the lake"', 'aria-hidden="true"', 1)
+        swatches[name] = board_svg(course, boats, (), (), "yellow", decorative=True,
+                                   view=(x - half, y - half, 2 * half, 2 * half))
     return swatches

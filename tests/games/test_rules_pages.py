@@ -243,7 +243,7 @@ def test_home_for_a_visitor_shows_a_lake_live_games_and_the_next_tournaments(cli
     html = page.content.decode()
     assert page.status_code == 200
     assert '<svg class="board standard' in html  # a real lake, drawn by the site
-    assert 'id="play-now" href="/signup/"' in html
+    assert 'id="play-now" href="/signup/?then=bot"' in html
     assert f'href="/games/{game.pk}/"' in html and "yvonne (Yellow) v roland (Red)" in html
     assert f'href="/tournaments/{swiss.pk}/"' in html and "Winter Swiss" in html
     assert 'href="/rules/"' in html
@@ -288,7 +288,11 @@ def test_a_visitor_plays_the_computer_two_clicks_after_the_sign_up_form():
     fields = {**form["fields"], "username": "newcomer", "email": "newcomer@example.com",
               "password1": "sea-spray-and-salt-42", "password2": "sea-spray-and-salt-42"}
     landed = client.post(signup_url, fields, follow=True)  # click 1
-    assert landed.status_code == 200 and landed.redirect_chain
+    assert landed.status_code == 200 and landed.redirect_chain == [("/#play-bot", 302)]
+    # the welcome points at the button the visitor came for, not away to the lobby (issue 24)
+    welcome = landed.content.decode()
+    assert "Your game against the computer is one click away" in welcome and "Challenge someone" not in welcome
+    assert 'id="play-bot"' in welcome
     play = next(f for f in forms_of(landed.content.decode()) if f["action"] == "/lobby/bot/")
     name, value = next(b for b in play["buttons"] if b[1] == "normal")
     started = client.post(play["action"], {**play["fields"], name: value})  # click 2

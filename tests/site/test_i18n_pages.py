@@ -172,7 +172,10 @@ def series_world(w) -> dict[str, SeriesGame]:
     for u in (anna, zed):
         services_series.series_join(user=u, series_id=over.pk, rng=random.Random(4))
     SeriesGame.objects.filter(pk=over.pk).update(status=SeriesGame.Status.FINISHED,
-                                                  result_reason="Red and Orange share first place with 9 points")
+                                                  result_reason="Red and Orange share first place with 9 points",
+                                                  result_code="series_shared",
+                                                  result_params={"colors": ["red", "orange"], "points": 9,
+                                                                 "ended_after": None})
     return {"waiting": waiting, "played": played, "over": over}
 
 
@@ -280,11 +283,11 @@ def test_dates_are_in_the_players_language_and_time_zone(world) -> None:
     client.force_login(anna)
     html = client.get(reverse("tournament", args=[world["waiting"].pk])).content.decode()
     # registration closes at T0 + 9 days, 12:00 UTC = 21:00 in Tokyo, on a Thursday in September
-    assert "10. Sep 2026, 21:00 JST" in html  # German order (powerboats_site/formats/de)
+    assert "10. Sep 2026, 21:00 (Asia/Tokyo)" in html  # German order (powerboats_site/formats/de), the zone named
     anna.language = "it"
     anna.save()
     html = client.get(reverse("tournament", args=[world["waiting"].pk])).content.decode()
-    assert "10 Set 2026, 21:00 JST" in html
+    assert "10 Set 2026, 21:00 (Asia/Tokyo)" in html
 
 
 def emails(world) -> list[EmailLog]:
@@ -307,9 +310,21 @@ def emails(world) -> list[EmailLog]:
         ("group_start", {"title": "Girone Est", "group": "Level 2, group B", "path": "/", "players": 5,
                          "opponents": [], "at_once": False, "rounds": 5, "deadline": "2027-01-01 12:00 UTC",
                          "games": []}),
+        ("group_over", {"title": "The Competition, season 1", "competition": "The Competition", "season": 1,
+                        "competition_default": True, "group": "Level 2, group B", "path": "/", "rank": 1,
+                        "players": 5, "score": 3.5, "podium": "1. anna (3.5)", "next_season": "2027-01-01 12:00 UTC",
+                        "place": {"rank": 1, "players": 5, "move": "up", "level": 1}}),
+        ("group_over", {"title": "Lega, season 1", "competition": "Lega", "season": 1, "competition_default": False,
+                        "group": "Level 2, group B", "path": "/", "rank": 4, "players": 5, "score": 0.5,
+                        "podium": "1. anna (3.5)", "next_season": "2027-01-01 12:00 UTC",
+                        "place": {"rank": 4, "players": 5, "move": "timeouts", "timeouts": 3, "games": 4}}),
+        # an entry recorded before the outcome was stored as data: its English sentence is read
         ("group_over", {"title": "Lega, season 1", "group": "Level 2, group B", "path": "/", "rank": 1,
                         "players": 5, "score": 3.5, "podium": "1. anna (3.5)", "next_season": "2027-01-01 12:00 UTC",
                         "outcome": "you finished 1st of 5 and move up to level 1"}),
+        ("pairing", {"game": game.pk, "round": 3, "tournament_name": "The Competition, season 2, Level 1",
+                     "title": "The Competition, season 2", "competition": "The Competition", "season": 2,
+                     "competition_default": True, "group": "Level 1", "opponent_name": "bruno", "color": "Red"}),
     ]
     series = series_world(world)
     data += [("series_turn", {"series": series["played"].pk}), ("series_reminder", {"series": series["played"].pk}),
@@ -374,18 +389,19 @@ def test_the_engines_refusals_and_results_are_translated(world) -> None:
     assert response.status_code == 400
     assert "la tua prima mossa è obbligata: aggiungi un dado" in html and "(R6)" in html  # R6: first move adds a die
     with translation.override("de"):
-        from games.reasons import engine_message_text, outcome_text, reason_text
+        from games.reasons import engine_message_text, outcome_text, result_text
 
-        assert reason_text("Yellow sank with 4 damage") == "Gelb ist mit 4 Schaden gesunken"  # R12
-        assert reason_text("35 moves each: Red rounded more buoys (2 to 1)") == \
+        assert result_text("sank", {"color": "yellow", "damage": 4}) == "Gelb ist mit 4 Schaden gesunken"  # R12
+        assert result_text("cutoff_buoys", {"color": "red", "a": 2, "b": 1}) == \
             "je 35 Züge: Rot hat mehr Bojen umrundet (2 zu 1)"  # R13
         assert outcome_text("you finished 2nd of 5 and stay at level 3") == "du bist 2. von 5 und bleibst in Stufe 3"
         assert engine_message_text("(1, 2) is taken by another boat") == "auf (1, 2) steht schon ein anderes Boot"
-        assert reason_text("a sentence of a new shape") == "a sentence of a new shape"
-        assert reason_text("Purple wins the series with 11 points") == "Lila gewinnt die Serie mit 11 Punkten"  # R19
-        assert reason_text("Red and Orange and Black share first place with 5 points (ended after race B: fewer "
-                           "than two players left)") == ("Rot, Orange und Schwarz teilen sich den ersten Platz mit 5 "
-                                                         "Punkten (nach Rennen B beendet: weniger als zwei Spieler übrig)")
+        assert result_text("", {}, "a sentence of a new shape") == "a sentence of a new shape"
+        assert result_text("series_won", {"colors": ["purple"], "points": 11, "ended_after": None}) == \
+            "Lila gewinnt die Serie mit 11 Punkten"  # R19
+        assert result_text("series_shared", {"colors": ["red", "orange", "black"], "points": 5, "ended_after": "B"}) \
+            == ("Rot, Orange und Schwarz teilen sich den ersten Platz mit 5 Punkten (nach Rennen B beendet: weniger "
+                "als zwei Spieler übrig)")
 
 
 def test_a_token_client_gets_the_players_language_once_it_is_set(world) -> None:
