@@ -5,6 +5,7 @@ Every answer has a serializer in the schema; errors are JSON (powerboats_site.sc
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -19,11 +20,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import Flag
+from games import api_enums
+from games.api import AsSent, Flag
 from games.errors import NotFound, ServiceError
+from games.models import LakeSide
 from games.ratings import display as rating_display
 from powerboats_site.pagination import Pages
-from powerboats_site.schema import errors
+from powerboats_site.schema import StatedPattern, errors
 from powerboats_site.strict import StrictInput, StrictModelInput
 
 from . import selectors, services
@@ -31,6 +34,7 @@ from .models import TOURNAMENT_SETTINGS, Rating, Tournament
 from .standings import TIEBREAKS
 
 User = get_user_model()
+MAX_ROUNDS = 30  # a Swiss tournament's rounds, as tournaments.services._check (tests/games/test_api_schema_limits.py)
 
 
 class RatingOut(serializers.Serializer):  # type: ignore[type-arg]
@@ -136,16 +140,47 @@ class PlayerView(APIView):
 # --- tournaments ----------------------------------------------------------------------------
 
 
+# Space-separated tie-break codes, each known (tournaments.standings.parse_order, which also
+# refuses a code given twice: that no pattern here says).
+TIEBREAKS_PATTERN = "^ *(?:(?:" + "|".join(re.escape(code) for code in TIEBREAKS) + ")(?: +|$))*$"
+
+
+class Name(AsSent, serializers.RegexField):
+    """A tournament's name: not blank (the pattern), at most ``max_length`` characters as sent."""
+
+
+class TiebreaksField(StatedPattern, serializers.RegexField):
+    """Read as before: the service checks the codes, and its message names an unknown one."""
+
+
 class TournamentIn(StrictModelInput):
+    """The limits of tournaments.services (``_check``) are stated on the fields, so the schema
+    says them; what depends on two fields (registration closes before the start, minimum ≤
+    maximum players, late entry up to the last round) is left to the service."""
+
     serializer_field_mapping = {**serializers.ModelSerializer.serializer_field_mapping, models.BooleanField: Flag}
-    tiebreaks = serializers.RegexField(
-        r"^[A-Z0-9/ ]*$", required=False, allow_blank=True, max_length=60,
-        help_text="tie-breaks after the score, in order, space-separated FIDE C.07 codes: " + ", ".join(TIEBREAKS),
+    name = Name(r"\S", max_length=100, help_text="not blank; no control or invisible characters (Unicode category C*)")
+    days_per_move = serializers.ChoiceField(choices=api_enums.DAYS_PER_MOVE, required=False, help_text="default 3")
+    grace_days = serializers.ChoiceField(choices=api_enums.GRACE_DAYS, required=False,
+                                         help_text="each player's grace bank; default 7")
+    lake_side = serializers.ChoiceField(choices=LakeSide.choices, required=False, help_text="R2; default standard")
+    tiebreaks = TiebreaksField(
+        r"^[A-Z0-9/ ]*$", pattern=TIEBREAKS_PATTERN, required=False, allow_blank=True, max_length=60,
+        trim_whitespace=False,  # the service splits the codes at spaces; 60 is the length as sent
+        help_text="tie-breaks after the score, in order, space-separated FIDE C.07 codes, each once: "
+                  + ", ".join(TIEBREAKS),
     )
 
     class Meta:
         model = Tournament
         fields = TOURNAMENT_SETTINGS
+        extra_kwargs = {
+            "rounds": {"min_value": 1, "max_value": MAX_ROUNDS},
+            "min_players": {"min_value": 2},
+            "max_players": {"min_value": 2},
+            "late_entry_until_round": {"min_value": 0, "max_value": MAX_ROUNDS, "help_text": (
+                "late entries may join up to this round (0: none after the start); at most the rounds")},
+        }
 
 
 class TournamentSummaryOut(serializers.Serializer):  # type: ignore[type-arg]
@@ -293,7 +328,7 @@ class PlayerIn(StrictInput):
 
 
 class ByeIn(PlayerIn):
-    round = serializers.IntegerField(min_value=1, max_value=30, help_text="the round of the bye")
+    round = serializers.IntegerField(min_value=1, max_value=MAX_ROUNDS, help_text="the round of the bye")
 
 
 ACTION_ERRORS = errors(403, 409, e403="you may not do this here (directors only, or an invitation is needed)",

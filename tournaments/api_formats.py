@@ -21,12 +21,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from games import api_enums
 from games.errors import NotFound, ServiceError
+from games.models import LakeSide
 from powerboats_site.schema import errors
 from powerboats_site.strict import StrictModelInput
 
 from . import selectors_formats as selectors
 from . import services_formats as services
+from .api import Name
 from .models import (
     ROUND_ROBIN_SETTINGS,
     Competition,
@@ -117,12 +120,30 @@ class GroupDetail(GroupSummary):
 
 
 class RoundRobinIn(StrictModelInput):
+    """The limits of tournaments.services_formats (``_check_round_robin``) are stated on the
+    fields, so the schema says them; what depends on two fields (at most 20 players per group,
+    minimum ≤ maximum, a final group needs two groups, registration closes before the start)
+    and whether the invited players exist are left to the service."""
+
+    name = Name(r"\S", max_length=100, help_text="not blank; no control or invisible characters (Unicode category C*)")
+    days_per_move = serializers.ChoiceField(choices=api_enums.DAYS_PER_MOVE, required=False, help_text="default 3")
+    grace_days = serializers.ChoiceField(choices=api_enums.GRACE_DAYS, required=False,
+                                         help_text="each player's grace bank; default 7")
+    lake_side = serializers.ChoiceField(choices=LakeSide.choices, required=False, help_text="R2; default standard")
     invited = serializers.ListField(child=serializers.CharField(max_length=150), required=False, max_length=500,
                                     help_text="usernames of the invited players (entry: invited)")
 
     class Meta:
         model = RoundRobin
         fields = [*ROUND_ROBIN_SETTINGS, "invited"]
+        extra_kwargs = {
+            "group_count": {"min_value": 1, "max_value": services.MAX_GROUPS},
+            "min_players": {"min_value": services.MIN_GROUP, "max_value": services.MAX_GROUP * services.MAX_GROUPS},
+            "max_players": {"min_value": services.MIN_GROUP, "max_value": services.MAX_GROUP * services.MAX_GROUPS,
+                            "help_text": f"at most {services.MAX_GROUP} per group"},
+            "deadline_days": {"min_value": 1, "max_value": services.MAX_DAYS},
+            "round_days": {"min_value": 1, "max_value": services.MAX_DAYS},
+        }
 
     def validate_invited(self, names: list[str]) -> list[Any]:
         users = list(User.objects.filter(username__in=names))

@@ -14,6 +14,54 @@ from .labels import TIEBREAK_LABELS
 from .models import ROUND_ROBIN_SETTINGS, TOURNAMENT_SETTINGS, RoundRobin, Tournament
 from .standings import parse_order
 
+TIEBREAK_SLOTS = len(TIEBREAK_LABELS)  # room for every tie-break, each at most once
+
+
+class TiebreakWidget(forms.MultiWidget):
+    """The tie-breaks in order: one select per place, each offering every tie-break by its code
+    and name (or none); an empty place is skipped."""
+
+    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
+        super().__init__([forms.Select() for _ in range(TIEBREAK_SLOTS)], attrs)
+
+    def decompress(self, value: Any) -> list[str]:
+        try:
+            codes = list(parse_order(value or ""))
+        except ValueError:
+            codes = []
+        return codes + [""] * (TIEBREAK_SLOTS - len(codes))
+
+
+class TiebreakField(forms.MultiValueField):
+    """Tie-breaks chosen from the supported ones, in order; cleaned to the codes as the model (and
+    the API) keep them: ``"BH/C1 BH SB"``."""
+
+    widget = TiebreakWidget
+
+    def __init__(self, **kwargs: Any) -> None:
+        fields = [forms.ChoiceField(required=False) for _ in range(TIEBREAK_SLOTS)]
+        for key in ("max_length", "empty_value", "required"):
+            kwargs.pop(key, None)
+        super().__init__(fields=fields, require_all_fields=False, required=False, **kwargs)
+
+    def set_choices(self) -> None:
+        """The choices and the places' names in the active language."""
+        choices = [("", "—")] + [(code, f"{code} — {name}") for code, name in TIEBREAK_LABELS.items()]
+        for index, (field, widget) in enumerate(zip(self.fields, self.widget.widgets, strict=True)):
+            field.choices = choices  # type: ignore[attr-defined]
+            widget.choices = choices  # type: ignore[attr-defined]
+            widget.attrs["aria-label"] = _("Tie-break %(number)s") % {"number": index + 1}
+
+    def compress(self, data_list: list[str]) -> str:
+        return " ".join(code for code in data_list if code)
+
+
+def _zone_help(form: forms.ModelForm) -> None:  # type: ignore[type-arg]
+    """Say in which time zone the start and the close of registration are read and shown."""
+    zone = timezone.get_current_timezone_name()
+    for name in ("registration_closes_at", "starts_at"):
+        form.fields[name].help_text = _("in your time zone (%(zone)s; Settings)") % {"zone": zone}
+
 
 def _labels() -> dict[str, Any]:
     return {
@@ -71,8 +119,8 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
             "grace_days": forms.Select(choices=[(d, d) for d in GRACE_DAYS]),
             "lake_side": forms.Select(choices=[("standard", "standard"), ("expert", "expert")]),
             "description": forms.Textarea(attrs={"rows": 3}),
-            "tiebreaks": forms.TextInput(attrs={"size": 40}),
         }
+        field_classes = {"tiebreaks": TiebreakField}
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -80,8 +128,12 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
         self.fields["registration_closes_at"].initial = now + timedelta(days=7)
         self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)
         _translate_fields(self, round_robin=False)
-        self.fields["tiebreaks"].help_text = _("After the score, space-separated, from:") + " " + "; ".join(
-            f"{code} {name}" for code, name in TIEBREAK_LABELS.items())
+        _zone_help(self)
+        tiebreaks = self.fields["tiebreaks"]
+        assert isinstance(tiebreaks, TiebreakField)
+        tiebreaks.set_choices()
+        tiebreaks.help_text = _("After the score, the first that separates two players decides; "
+                                "leave a place empty to skip it.")
 
     def clean_tiebreaks(self) -> str:
         try:
@@ -113,3 +165,4 @@ class RoundRobinForm(forms.ModelForm):  # type: ignore[type-arg]
         self.fields["registration_closes_at"].initial = now + timedelta(days=7)
         self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)
         _translate_fields(self, round_robin=True)
+        _zone_help(self)

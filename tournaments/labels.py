@@ -6,6 +6,7 @@ names of the tie-breaks stay there; the pages show these."""
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .standings import TIEBREAKS
 
@@ -22,6 +23,18 @@ TIEBREAK_LABELS = {
     "DMG": _("damage taken (R14), less is better"),
 }
 assert TIEBREAK_LABELS.keys() == TIEBREAKS.keys()
+
+
+# the column heads: FIDE's codes are the same in every language, the site's own are words
+TIEBREAK_CODES = {
+    "BUOYS": pgettext_lazy("tie-break column", "BUOYS"),
+    "DMG": pgettext_lazy("tie-break column", "DMG"),
+}
+
+
+def tiebreak_code(code: str) -> str:
+    """A tie-break's short name for a column head: FIDE's code, or the site's in the reader's language."""
+    return str(TIEBREAK_CODES.get(code, code))
 
 
 def tiebreak_label(code: str) -> str:

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 # Ratings live with games (finishing a game rates it); re-exported for the leaderboards here.
@@ -255,7 +256,9 @@ class Competition(models.Model):
     """The perpetual Competition: levels of round-robin groups (level 1 one group, level 2 two,
     level 3 four, ...), seasons with promotion and relegation, one after the other."""
 
-    name = models.CharField(max_length=100, default="The Competition")
+    DEFAULT_NAME = "The Competition"
+
+    name = models.CharField(max_length=100, default=DEFAULT_NAME)
     description = models.TextField(blank=True)
     # at least 5 a group: a level that lends the one below its last players (docs) keeps groups of 3 or more
     group_size = models.PositiveSmallIntegerField(default=11, validators=[MinValueValidator(5), MaxValueValidator(20)],
@@ -284,6 +287,11 @@ class Competition(models.Model):
         ordering = ["pk"]
         indexes = [models.Index(fields=["next_season_at"], condition=models.Q(next_season_at__isnull=False),
                                 name="competition_next_season")]
+
+    @property
+    def title(self) -> str:
+        """The name to show: the site's own Competition in the reader's language, any other as named."""
+        return gettext("The Competition") if self.name == self.DEFAULT_NAME else self.name
 
     def __str__(self) -> str:
         return self.name

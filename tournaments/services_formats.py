@@ -24,12 +24,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from accounts.names import validate_display_name
 from games import services as game_services
 from games.engine import new_course
 from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
@@ -62,12 +64,6 @@ MAX_GROUPS = 50
 MAX_DAYS = 365
 
 
-def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th, 11th, 21st."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def _ratings(user_ids: Sequence[int]) -> dict[int, float]:
     return dict(Rating.objects.filter(user_id__in=user_ids).values_list("user_id", "rating"))
 
@@ -86,6 +82,17 @@ class Rules:
     deadline_days: int  # every game at once: the group's deadline
     round_days: int  # round by round: each round's deadline
     courses: dict[str, Any]  # duplicate mode: round → course
+    competition: str | None = None  # the Competition's name, for a season's group
+    season: int | None = None  # its number
+
+    def names(self) -> dict[str, Any]:
+        """What an email names the event by, in words it can put in the reader's language
+        (games.notifications.title_text): "The Competition, season 3" is said in German as
+        "Die Liga, Saison 3"; ``title`` is the English, for what reads the entry as it was."""
+        if self.season is None:
+            return {"title": self.title}
+        return {"title": self.title, "competition": self.competition, "season": self.season,
+                "competition_default": self.competition == Competition.DEFAULT_NAME}
 
 
 def rules_of(group: Group) -> Rules:
@@ -98,7 +105,7 @@ def rules_of(group: Group) -> Rules:
     assert season is not None
     c = season.competition
     return Rules(f"{c.name}, season {season.number}", c.days_per_move, c.grace_days, c.vacation_allowed, c.rated,
-                 c.lake_side, c.season_days, c.season_days, {})
+                 c.lake_side, c.season_days, c.season_days, {}, competition=c.name, season=season.number)
 
 
 def _draw(*, players: Sequence[tuple[Any, float]], number: int, double: bool, pace: str, rng: random.Random,
@@ -161,7 +168,7 @@ def group_start(*, group_id: int, now: datetime | None = None) -> bool:
                       "opponent": (g.yellow if g.red_id == p.pk else g.red).user.username}
                      for g in created if p.pk in (g.red_id, g.yellow_id)]
             notify(p.user, "group_start", f"group:{group.pk}:start", {
-                "title": rules.title, "group": group.name, "path": path, "players": len(players),
+                **rules.names(), "group": group.name, "path": path, "players": len(players),
                 "opponents": sorted(q.user.username for q in players if q.pk != p.pk), "games": games,
                 "at_once": at_once, "rounds": group.rounds, "deadline": f"{group.deadline:%Y-%m-%d %H:%M} UTC",
             })
@@ -210,6 +217,7 @@ def group_advance(*, group_id: int, now: datetime | None = None) -> str:
                 for me, other, colour in ((g.red, g.yellow, "red"), (g.yellow, g.red, "yellow")):
                     notify(me.user, "pairing", f"group:{group.pk}:round:{g.round}", {
                         "game": g.game_id, "round": g.round, "tournament_name": f"{rules.title}, {group.name}",
+                        **rules.names(), "group": group.name,
                         "opponent_name": other.user.username, "color": colour.capitalize(),
                     })
             return "paired"
@@ -232,9 +240,9 @@ def _finish_group(group: Group, rules: Rules, now: datetime) -> None:
         podium = ", ".join(f"{r.rank}. {r.username} ({r.score:g})" for r in table.rows[:3])
         for row in table.rows:
             notify(row.player.user, "group_over", f"group:{group.pk}:over", {
-                "title": rules.title, "group": group.name, "path": reverse("group", args=[group.pk]),
+                **rules.names(), "group": group.name, "path": reverse("group", args=[group.pk]),
                 "rank": row.rank, "players": len(table.rows), "score": row.score, "podium": podium,
-                "outcome": f"you finished {ordinal(row.rank)} of {len(table.rows)}",
+                "place": {"rank": row.rank, "players": len(table.rows)},
             })
     ids = (group.pk, group.round_robin_id, group.season_id)
     transaction.on_commit(lambda: group_finished.send(sender=Group, group_id=ids[0], round_robin_id=ids[1],
@@ -252,6 +260,10 @@ def _announce(groups: Sequence[Group]) -> None:
 def _check_round_robin(fields: dict[str, Any]) -> None:
     if not str(fields.get("name", "")).strip():
         raise ServiceError(_("a round-robin needs a name"), "name")
+    try:  # as a Swiss tournament's: no control or invisible characters (its emails carry the name)
+        validate_display_name(str(fields["name"]))
+    except DjangoValidationError as exc:
+        raise ServiceError(f"name: {' '.join(exc.messages)}", "name") from None
     if fields.get("days_per_move", 3) not in DAYS_PER_MOVE:
         raise ServiceError(_("days per move must be one of %(value)s") % {"value": ', '.join(map(str, DAYS_PER_MOVE))}, "days_per_move")
     if fields.get("grace_days", 7) not in GRACE_DAYS:
@@ -613,28 +625,33 @@ def season_advance(*, season_id: int, now: datetime | None = None) -> str:
         season.save(update_fields=["status", "closed_at"])
         c.next_season_at = now + timedelta(days=c.break_days)
         c.save(update_fields=["next_season_at"])
-        title = f"{c.name}, season {season.number}"
+        names = Rules(f"{c.name}, season {season.number}", c.days_per_move, c.grace_days, c.vacation_allowed, c.rated,
+                      c.lake_side, c.season_days, c.season_days, {}, competition=c.name, season=season.number).names()
         for p in players:
             notify(p.user, "group_over", f"season:{season.pk}:over", {
-                "title": title, "group": p.group.name, "path": reverse("group", args=[p.group_id]),
+                **names, "group": p.group.name, "path": reverse("group", args=[p.group_id]),
                 "rank": p.rank, "players": len(by_group[p.group_id]), "score": p.score,
-                "outcome": _outcome(p, members.get(p.user_id), len(by_group[p.group_id])),
+                "place": _place(p, members.get(p.user_id), len(by_group[p.group_id])),
                 "next_season": f"{c.next_season_at:%Y-%m-%d %H:%M} UTC",
             })
         return "closed"
 
 
-def _outcome(p: GroupPlayer, member: CompetitionMember | None, size: int) -> str:
-    place = f"you finished {ordinal(p.rank or size)} of {size}"
+def _place(p: GroupPlayer, member: CompetitionMember | None, size: int) -> dict[str, Any]:
+    """Where a player finished the season and what follows, as data; the email says it in the
+    reader's language (games.reasons.place_text)."""
+    place: dict[str, Any] = {"rank": p.rank or size, "players": size}
     if p.move == GroupPlayer.Move.UP:
-        return f"{place} and move up to level {p.group.level - 1}"
-    if p.move == GroupPlayer.Move.DOWN:
-        return f"{place} and move down to level {p.group.level + 1}"
-    if p.move == GroupPlayer.Move.STAY:
-        return f"{place} and stay at level {p.group.level}"
-    if member is not None and member.removal == CompetitionMember.Removal.TIMEOUTS:
-        return f"{place}; you lost {p.timeouts} of your {p.games} games on time and leave the Competition"
-    return f"{place}; you have left the Competition"
+        place.update(move="up", level=p.group.level - 1)
+    elif p.move == GroupPlayer.Move.DOWN:
+        place.update(move="down", level=p.group.level + 1)
+    elif p.move == GroupPlayer.Move.STAY:
+        place.update(move="stay", level=p.group.level)
+    elif member is not None and member.removal == CompetitionMember.Removal.TIMEOUTS:
+        place.update(move="timeouts", timeouts=p.timeouts, games=p.games)
+    else:
+        place.update(move="left")
+    return place
 
 
 # --- the beat's work ----------------------------------------------------------------------------------

@@ -5,6 +5,9 @@ standings page, its API and this command are this one implementation
 
     python -m tournaments.standings FILE.trf [--tiebreaks BH/C1 BH SB ...] [--csv] [--unrated RATING]
 
+The file may be any TRF: the site's exports, or TRF-16/TRF(x) files written by FIDE pairing and
+tournament programs (records other than those :mod:`tournaments.trf` reads are skipped).
+
 Score (PTS) comes first: 1 for a win, a forfeit win (``+``), the pairing-allocated bye (``U``) or
 a full-point bye (``F``); ½ for a draw or a half-point bye (``H``); 0 for a loss, a forfeit
 loss (``-``) or an absence (``Z``). Then the tie-breaks in the order given (codes of C.07):
@@ -28,6 +31,8 @@ ARO     Average rating of opponents (10.1): over games played, rounded to a whol
         forfeits do not count (15.2).
 BUOYS   Game points (R14): buoys rounded and finishing, summed over the tournament's games.
 DMG     Damage taken in them (R14); less ranks higher.
+PS      Sum of progressive scores (C.07's PS): the score after each round, summed; an unplayed
+        round counts what it scored. The command's only: the site does not offer it.
 ======  =========================================================================================
 
 Unplayed rounds (art. 16): a player's own unplayed round — a bye, a forfeit either way, an
@@ -39,7 +44,10 @@ voluntary unplayed one (the absences that trail a withdrawal) count as draws (16
 equal on everything share the place.
 
 BUOYS and DMG come from the ``PBS`` records of the site's exports; a TRF without them cannot be
-ranked by them. ARO needs every player's rating (or ``--unrated``).
+ranked by them. ARO needs every player's rating (or ``--unrated``). :func:`compute` refuses a
+tie-break the file cannot give; the command leaves it out, the default ones included, and says
+which and why on stderr. It refuses a file whose ``XXS`` or ``162`` record states another scoring
+system than 1-½-0 (:func:`check_scoring`).
 
 Round-robins (``--round-robin``; the site's round-robin groups and the Competition, ranked by
 score, SB, DE, WIN, BUOYS, DMG: :data:`ROUND_ROBIN_ORDER`): a round in which a player has neither
@@ -52,9 +60,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tournaments import trf
 
@@ -72,6 +82,9 @@ TIEBREAKS: dict[str, str] = {
     "BUOYS": "game points, buoys and finishing (R14)",
     "DMG": "damage taken (R14), less is better",
 }
+# what the command also computes, on any TRF; the site offers TIEBREAKS (its forms, API and labels)
+COMMAND_TIEBREAKS: dict[str, str] = {**TIEBREAKS, "PS": "sum of progressive scores"}
+PBS_CODES = ("BUOYS", "DMG")
 LOWER_IS_BETTER = {"DMG"}
 DEFAULT_ORDER: tuple[str, ...] = ("BH/C1", "BH", "SB", "BUOYS", "DMG", "DE")
 # round-robin groups (docs/tournaments.md, "Round-robin tournaments"): after the score
@@ -80,14 +93,14 @@ ROUND_ROBIN_ORDER: tuple[str, ...] = ("SB", "DE", "WIN", "BUOYS", "DMG")
 Value = float | int | None
 
 
-def parse_order(codes: str | Iterable[str]) -> tuple[str, ...]:
+def parse_order(codes: str | Iterable[str], known: Mapping[str, str] = TIEBREAKS) -> tuple[str, ...]:
     """Tie-break codes in order, from a list or a text such as ``"BH/C1 BH SB"`` (spaces or
-    commas); raises ValueError naming what is wrong."""
+    commas), each one of ``known`` (the site's by default); raises ValueError naming what is wrong."""
     words = codes.replace(",", " ").split() if isinstance(codes, str) else list(codes)
     order = tuple(w.strip().upper() for w in words if w.strip())
-    unknown = [c for c in order if c not in TIEBREAKS]
+    unknown = [c for c in order if c not in known]
     if unknown:
-        raise ValueError(f"unknown tie-break {', '.join(unknown)}: use {', '.join(TIEBREAKS)}")
+        raise ValueError(f"unknown tie-break {', '.join(unknown)}: use {', '.join(known)}")
     repeated = sorted({c for c in order if order.count(c) > 1})
     if repeated:
         raise ValueError(f"tie-break {', '.join(repeated)} is given twice")
@@ -159,6 +172,12 @@ class _Tables:
             return sum(c.value for c in contributions) - cut.value
         if code == "SB":
             return sum(c.value * c.result for c in contributions)
+        if code == "PS":  # the score after each round, summed; unplayed rounds count what they scored
+            running = total = 0.0
+            for c in cells:
+                running += c.points
+                total += running
+            return total
         if code == "WIN":
             return sum(1 for c in cells if c.points == 1.0)
         if code == "WON":
@@ -235,23 +254,43 @@ def _best_first(group: list[int], code: str, values: dict[int, Value]) -> list[i
     return sorted(group, key=lambda n: (_sort_key(code, values[n]), n))
 
 
+def unavailable(t: trf.Tournament, codes: Iterable[str], unrated: int | None = None) -> dict[str, str]:
+    """The tie-breaks among ``codes`` that this file cannot give, each with the reason: BUOYS and
+    DMG without ``PBS`` records (only the site's exports carry them), ARO when a player has no
+    rating and ``unrated`` gives none. Every other tie-break needs the rounds alone."""
+    out: dict[str, str] = {}
+    for code in codes:
+        if code in PBS_CODES and t.players and not t.buoys_damage:
+            out[code] = ("the file has no PBS records (game points and damage, R14, which only this site's "
+                         "exports carry)")
+        if code == "ARO" and unrated is None:
+            missing = [p.number for p in t.players if not p.rating]
+            if missing:
+                shown = ", ".join(map(str, missing[:10])) + (", ..." if len(missing) > 10 else "")
+                who = f"players {shown} have" if len(missing) > 1 else f"player {shown} has"
+                out[code] = f"{who} no rating (give a rating for the unrated: --unrated RATING)"
+    return out
+
+
+def describe(missing: Mapping[str, str]) -> list[tuple[list[str], str]]:
+    """``unavailable``'s answer as (codes, reason), codes with the same reason together."""
+    by_reason: dict[str, list[str]] = {}
+    for code, why in missing.items():
+        by_reason.setdefault(why, []).append(code)
+    return [(codes, why) for why, codes in by_reason.items()]
+
+
 def compute(t: trf.Tournament, order: Iterable[str] = DEFAULT_ORDER, *, rounds: int | None = None,
             unrated: int | None = None, round_robin: bool = False) -> list[Standing]:
     """The standings after ``rounds`` rounds (all the file's rounds by default), best first.
     With ``round_robin`` a blank round (no opponent, no result) counts nothing (module docstring).
 
-    Raises ValueError when a tie-break cannot be computed from the file: BUOYS or DMG without
-    ``PBS`` records, ARO with unrated players and no ``unrated`` rating."""
-    codes = parse_order(order)
+    Raises ValueError when a tie-break cannot be computed from the file (:func:`unavailable`)."""
+    codes = parse_order(order, COMMAND_TIEBREAKS)
     played_rounds = t.rounds_played if rounds is None else rounds
-    if ("BUOYS" in codes or "DMG" in codes) and not t.buoys_damage and t.players:
-        raise ValueError("BUOYS and DMG need game points and damage (R14), which this TRF does not carry "
-                         "(the site's exports have them as PBS records)")
-    if "ARO" in codes and unrated is None:
-        missing = [p.number for p in t.players if not p.rating]
-        if missing:
-            raise ValueError(f"ARO needs every player's rating; {', '.join(map(str, missing[:10]))} "
-                             f"{'have' if len(missing) > 1 else 'has'} none (give a rating for the unrated)")
+    missing = unavailable(t, codes, unrated)
+    if missing:
+        raise ValueError("; ".join(f"cannot rank by {' and '.join(codes)}: {why}" for codes, why in describe(missing)))
     tables = _Tables(t, played_rounds, round_robin)
     rows = {p.number: Standing(p.number, p.name, tables.score[p.number]) for p in t.players}
     groups = _split(sorted(rows, key=lambda n: (-rows[n].points, n)), lambda n: rows[n].points)
@@ -308,14 +347,48 @@ def table(rows: Sequence[Standing], order: Sequence[str]) -> list[list[str]]:
     return lines
 
 
+# the points of each result as the scoring records name them (TRF(x) XXS as JaVaFo and bbpPairings
+# read it; TRF-26 162 as gacrux writes it, P being the pairing-allocated bye); other keys are not checked
+STANDARD_POINTS: dict[str, dict[str, float]] = {
+    "XXS": {"WW": 1, "BW": 1, "W": 1, "WD": 0.5, "BD": 0.5, "D": 0.5, "WL": 0, "BL": 0, "FW": 1, "FL": 0,
+            "ZPB": 0, "HPB": 0.5, "FPB": 1, "PAB": 1},
+    "162": {"W": 1, "D": 0.5, "L": 0, "P": 1},
+}
+_POINTS = re.compile(r"([A-Za-z]+)\s*=?\s*([0-9]+(?:[.,][0-9]+)?)")
+# the records of a TRF's head (TRF-16 012 to 132, TRF-26 142 to 222, TRF(x) XX.): a file with one
+# and no player is a tournament nobody has entered (its standings are empty), one with neither no TRF
+TRF_RECORDS = {f"{n:02d}2" for n in range(1, 23)} | {"XXR", "XXC", "XXS", "XXA", "XXZ"}
+
+
+def check_scoring(text: str) -> None:
+    """Refuse a TRF whose scoring system is not the one counted here (1 for a win, ½ for a draw,
+    0 for a loss, 1 for the pairing-allocated bye), as TRF(x)'s ``XXS`` (e.g. ``XXS W=3 D=1``)
+    and TRF-26's ``162`` (``162  W 1.0    D 0.5 ...``) may state it: its standings would be
+    other numbers, and its points column would only disagree with the results. Raises TrfError
+    naming the line."""
+    for number, line in enumerate(text.lstrip("\ufeff").splitlines(), 1):
+        standard = STANDARD_POINTS.get(line[:3])
+        if standard is None:
+            continue
+        for key, value in _POINTS.findall(line[3:]):
+            key = key.upper()
+            if key in standard and abs(float(value.replace(",", ".")) - standard[key]) > 1e-9:
+                raise trf.TrfError(f"record {line[:3]} counts {key} as {value} points: these standings count "
+                                   "1 for a win, ½ for a draw, 0 for a loss, 1 for the pairing-allocated bye, "
+                                   "and no other scoring system", number)
+
+
 def main(argv: Sequence[str] | None = None, out: Callable[[str], object] = sys.stdout.write) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tournaments.standings",
-        description="The standings of a TRF with FIDE C.07 tie-breaks (docs/tournaments.md); no database needed.",
+        description="The standings of any TRF with FIDE C.07 tie-breaks (docs/tournaments.md); no database needed. "
+                    "Tie-breaks the file cannot give (BUOYS and DMG without the site's PBS records, ARO without "
+                    "ratings) are left out, and said so on stderr.",
     )
     parser.add_argument("file", help="a TRF file (UTF-8, else Latin-1)")
     parser.add_argument("--tiebreaks", nargs="*", default=None, metavar="CODE",
-                        help=f"tie-breaks in order, from: {', '.join(TIEBREAKS)} (default: {' '.join(DEFAULT_ORDER)})")
+                        help=f"tie-breaks in order, from: {', '.join(COMMAND_TIEBREAKS)} "
+                             f"(default: {' '.join(DEFAULT_ORDER)})")
     parser.add_argument("--csv", action="store_true", help="CSV: rank,start_no,PTS,<tie-breaks>")
     parser.add_argument("--rounds", type=int, help="standings after this round (default: every round in the file)")
     parser.add_argument("--unrated", type=int, metavar="RATING", help="the rating ARO counts for an unrated player")
@@ -325,10 +398,16 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], object] = sys.s
     args = parser.parse_args(argv)
     try:
         default = ROUND_ROBIN_ORDER if args.round_robin else DEFAULT_ORDER
-        order = parse_order(default if args.tiebreaks is None else args.tiebreaks)
-        t = trf.load(args.file)
+        order = parse_order(default if args.tiebreaks is None else args.tiebreaks, COMMAND_TIEBREAKS)
+        text = trf.decode(Path(args.file).read_bytes())
+        check_scoring(text)
+        t = trf.parse(text)
+        if not t.players and not any(line[:3] in TRF_RECORDS for line in text.splitlines()):
+            raise trf.TrfError("no player records (lines starting 001) and no other TRF record: not a TRF")
         if args.rounds is not None and not 0 <= args.rounds <= t.rounds_played:
             raise ValueError(f"--rounds must be 0 to {t.rounds_played}")
+        left_out = unavailable(t, order, args.unrated)
+        order = tuple(code for code in order if code not in left_out)
         rows = compute(t, order, rounds=args.rounds, unrated=args.unrated, round_robin=args.round_robin)
     except OSError as exc:
         print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
@@ -336,6 +415,9 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], object] = sys.s
     except ValueError as exc:  # TrfError is one
         print(f"{args.file}: {exc}", file=sys.stderr)
         return 1
+    for codes, why in describe(left_out):
+        print(f"{args.file}: tie-break{'s' if len(codes) > 1 else ''} {' and '.join(codes)} left out: {why}",
+              file=sys.stderr)
     lines = table(rows, order)
     if args.csv:
         writer = csv.writer(_Writer(out), lineterminator="\n")

@@ -106,6 +106,7 @@ class Player:
     birth: str = ""
     rank: int = 0
     declared_points: float | None = None  # the points column as read (None: blank or not read)
+    source_line: int = field(default=0, compare=False, repr=False)  # the 001 line it was read from (0: not read)
 
     @property
     def points(self) -> float:
@@ -209,6 +210,7 @@ def parse_player(line: str, line_number: int | None = None) -> Player:
         birth=_col(line, 70, 79).strip(),
         rank=int(rank_text) if digits(rank_text) else 0,
         declared_points=declared,
+        source_line=line_number or 0,
     )
     cells: list[Cell] = []
     position = 92
@@ -310,28 +312,31 @@ def validate(t: Tournament) -> None:
     """Raise :class:`TrfError` unless every game and forfeit is written on both sides (opponents
     point at each other, opposite colours, matching results), every opponent exists, nobody
     plays beyond the planned rounds, and every points column that is filled in is the sum of
-    the player's results."""
+    the player's results. A player read from a file is named with the line of its record."""
     by_number = {p.number: p for p in t.players}
     for p in t.players:
+        line = p.source_line or None
         for r, c in enumerate(p.cells, 1):
             if c.opponent is None:
                 continue
             other = by_number.get(c.opponent)
             if other is None:
-                raise TrfError(f"round {r}: player {p.number} meets {c.opponent}, who is not in the file")
+                raise TrfError(f"round {r}: player {p.number} meets {c.opponent}, who is not in the file", line)
             mine = other.cell(r)
             if mine.opponent != p.number:
                 said = f"{mine.opponent:04d}" if mine.opponent else "0000"
-                raise TrfError(f"round {r}: player {p.number} meets {c.opponent}, but {c.opponent}'s cell says {said}")
+                raise TrfError(f"round {r}: player {p.number} meets {c.opponent}, but {c.opponent}'s cell says {said}",
+                               line)
             # a double forfeit (both "-") is the one pair of results that does not mirror
             if c.result not in MIRROR or (mine.result != MIRROR[c.result] and (c.result, mine.result) != ("-", "-")):
                 raise TrfError(f"round {r}: players {p.number} and {c.opponent} have results {c.result!r} and "
-                               f"{mine.result!r}, which do not match")
+                               f"{mine.result!r}, which do not match", line)
             if c.played and {c.color, mine.color} != {"w", "b"}:
-                raise TrfError(f"round {r}: players {p.number} and {c.opponent} cannot both have colour {c.color}")
+                raise TrfError(f"round {r}: players {p.number} and {c.opponent} cannot both have colour {c.color}",
+                               line)
         if p.declared_points is not None and abs(p.declared_points - p.points) > 1e-9:
             raise TrfError(f"player {p.number}: the points column says {p.declared_points:g} but the results add "
-                           f"up to {p.points:g}")
+                           f"up to {p.points:g}", line)
     if t.rounds and t.rounds_paired > t.rounds:
         raise TrfError(f"the file has {t.rounds_paired} rounds paired but XXR/142 plans {t.rounds}")
 

@@ -28,8 +28,8 @@ TIEBREAK_NAMES = [(code, TIEBREAKS[code]) for code in selectors.ORDER]
 
 def round_robin_list(request: HttpRequest) -> HttpResponse:
     sections = [(label, list(selectors.round_robins(status))) for status, label in (
-        (RoundRobin.Status.REGISTRATION, "Upcoming"), (RoundRobin.Status.RUNNING, "Running"),
-        (RoundRobin.Status.FINISHED, "Finished"))]
+        (RoundRobin.Status.REGISTRATION, _("Upcoming")), (RoundRobin.Status.RUNNING, _("Running")),
+        (RoundRobin.Status.FINISHED, _("Finished")))]
     return render(request, "tournaments/round_robin_list.html", {"sections": sections})
 
 

@@ -60,6 +60,8 @@ def test_a_season_end_to_end_promotion_relegation_removals_and_the_next_season(
     the relegated c4, the newcomer: dealt in snake order A B B A A B."""
     c = Competition.objects.create(name="The Ladder", group_size=5, break_days=3, season_days=60, rated=False)
     users = players(12, prefix="c", ratings=[2000 - 10 * i for i in range(12)])
+    users[6].language = "de"  # c6's emails are written in German (the names of the season and level too)
+    users[6].save(update_fields=["language"])
     with time_machine.travel(T0, tick=False):
         for u in users:
             services.competition_join(user=u, competition_id=c.pk)
@@ -78,7 +80,8 @@ def test_a_season_end_to_end_promotion_relegation_removals_and_the_next_season(
     subjects = Counter(m.subject for m in mailoutbox)
     assert subjects["The Ladder, season 1: you play in Level 1"] == 5
     assert subjects["The Ladder, season 1: you play in Level 2, group A"] == 3
-    assert subjects["The Ladder, season 1: you play in Level 2, group B"] == 4
+    assert subjects["The Ladder, season 1: you play in Level 2, group B"] == 3
+    assert subjects["The Ladder, Saison 1: du spielst in Stufe 2, Gruppe B"] == 1, subjects  # c6, in German
 
     with time_machine.travel(T0 + timedelta(days=4), tick=False):
         services.competition_join(user=players(1, prefix="late")[0], competition_id=c.pk)
@@ -102,6 +105,8 @@ def test_a_season_end_to_end_promotion_relegation_removals_and_the_next_season(
     assert subjects["c5@example.com"] == "The Ladder, season 1 is over: you finished 1st of 3 and move up to level 1"
     assert subjects["c0@example.com"] == "The Ladder, season 1 is over: you finished 1st of 5 and stay at level 1"
     assert "lost 4 of your 4 games on time" in subjects["c1@example.com"]
+    german = [m.subject for m in mailoutbox if m.to == ["c6@example.com"] and "Saison 1" in m.subject]
+    assert german == ["The Ladder, Saison 1 ist beendet: du bist 1. von 4 und steigst auf in Stufe 1"], german
 
     with time_machine.travel(T0 + timedelta(days=8), tick=False), django_capture_on_commit_callbacks(execute=True):
         assert formats_tick()["seasons_started"] == 1

@@ -195,7 +195,8 @@ def test_registration_rules(eager, django_capture_on_commit_callbacks):
 
 
 @pytest.mark.parametrize("fields, field", [
-    ({"name": " "}, "name"), ({"group_count": 0}, "group_count"), ({"final_group": True}, "final_group"),
+    ({"name": " "}, "name"), ({"name": "Spring\u0000cup"}, "name"), ({"name": "Spring\u200bcup"}, "name"),
+    ({"group_count": 0}, "group_count"), ({"final_group": True}, "final_group"),
     ({"min_players": 2}, "min_players"), ({"max_players": 21}, "max_players"), ({"pace": "fast"}, "pace"),
     ({"days_per_move": 4}, "days_per_move"), ({"lake_side": "sea"}, "lake_side"), ({"deadline_days": 0}, "deadline_days"),
     ({"starts_at": T0 - timedelta(days=3)}, "registration_closes_at"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -307,13 +308,27 @@ def test_a_tie_break_order_is_checked_in_the_service_the_api_and_the_form():
     assert "BH is given twice" in refused.json()["message"]
     web = Client()
     web.force_login(director)
-    form = web.post("/tournaments/new/", {"name": "Web", "rounds": 3, "days_per_move": 3, "grace_days": 7,
-                                          "registration_closes_at": "2026-09-01T10:00", "starts_at": "2026-09-01T12:00",
-                                          "round_days": 30, "rated": "on", "lake_side": "standard",
-                                          "course_mode": "random", "min_players": 4, "max_players": 100,
-                                          "entry": "open", "late_entry_until_round": 0, "late_entry_byes": "zero",
-                                          "requested_bye_points": "half", "tiebreaks": "BH MAGIC"})
-    assert form.status_code == 400 and "unknown tie-break MAGIC" in form.content.decode()
+    data = {"name": "Web", "rounds": 3, "days_per_move": 3, "grace_days": 7,
+            "registration_closes_at": "2030-09-01T10:00", "starts_at": "2030-09-01T12:00",
+            "round_days": 30, "rated": "on", "lake_side": "standard",
+            "course_mode": "random", "min_players": 4, "max_players": 100,
+            "entry": "open", "late_entry_until_round": 0, "late_entry_byes": "zero",
+            "requested_bye_points": "half"}
+    # the page offers the tie-breaks in order, one select per place, each by its code and name
+    page = web.get("/tournaments/new/").content.decode()
+    selects = re.findall(r'<select name="tiebreaks_(\d+)" aria-label="Tie-break (\d+)"', page)
+    assert [int(n) for n, _ in selects] == list(range(10)) and [int(n) for _, n in selects] == list(range(1, 11))
+    assert '<option value="SB">SB — Sonneborn-Berger</option>' in page
+    chosen = re.findall(r'<option value="([^"]+)" selected>', page.split('name="tiebreaks_0"', 1)[1])
+    assert chosen[:6] == ["BH/C1", "BH", "SB", "BUOYS", "DMG", "DE"], "the default order is preselected"
+    form = web.post("/tournaments/new/", {**data, "tiebreaks_0": "BH", "tiebreaks_1": "MAGIC"})
+    assert form.status_code == 400 and "Select a valid choice. MAGIC is not one of the available choices." in \
+        form.content.decode()
+    form = web.post("/tournaments/new/", {**data, "tiebreaks_0": "BH", "tiebreaks_2": "BH"})
+    assert form.status_code == 400 and "BH is given twice" in form.content.decode()
+    form = web.post("/tournaments/new/", {**data, "tiebreaks_0": "SB", "tiebreaks_1": "", "tiebreaks_2": "BUOYS"})
+    assert form.status_code == 302
+    assert Tournament.objects.get(name="Web").tiebreaks == "SB BUOYS", "an empty place is skipped"
 
 
 def test_a_tournament_without_a_legal_next_round_ends_with_the_rounds_played(caplog):

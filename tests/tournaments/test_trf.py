@@ -100,6 +100,22 @@ def test_a_bad_file_is_refused_saying_where(change, message):
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize(("change", "player", "message"), [
+    (lambda s: s.replace("0001 b 0", "0002 b 0", 1), 1, "round 1: player 1 meets 4, but 4's cell says 0002"),
+    (lambda s: s.replace(" 1.0    0  0002", " 2.0    0  0002", 1), 5,
+     "player 5: the points column says 2 but the results add up to 1"),
+    (lambda s: s.replace("0004 w 1", "0007 w 1", 1), 1, "round 1: player 1 meets 7, who is not in the file"),
+])
+def test_cells_that_contradict_each_other_are_refused_with_the_line_of_the_player(change, player, message):
+    """A contradiction is found after reading every line; it names the line of the player whose
+    record was being checked, so that an arbiter can find it in a file of hundreds."""
+    text = change(trf.dump(small()))
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith(f"001 {player:4d}"))
+    with pytest.raises(trf.TrfError) as info:
+        trf.parse(text)
+    assert str(info.value) == f"line {line}: {message}" and info.value.line == line
+
+
 def test_rounds_paired_ignores_absences_entered_ahead():
     t = small()
     assert t.rounds_played == 3 and t.rounds_paired == 2
