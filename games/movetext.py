@@ -22,11 +22,10 @@ from typing import Any, Protocol
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import DIRECTION_NAMES
 from games.engine.dice import Change, DiceChoice
 from games.engine.hexgrid import left, right
 from games.engine.record import choice_from_json
-from games.reasons import color_name
+from games.reasons import color_name, direction_label
 
 
 def _and(items: Sequence[str]) -> str:
@@ -81,7 +80,7 @@ def describe_turn(
     sunk: bool = False,
 ) -> str:
     """A whole turn (R6–R12) in words."""
-    name = DIRECTION_NAMES[direction]
+    name = direction_label(direction)
     if previous_heading is None or direction == previous_heading:
         steer = _("goes straight on %(dir)s") % {"dir": name}
     elif direction == left(previous_heading):
@@ -108,7 +107,7 @@ def describe_turn(
 
 def describe_placement(*, color: str, start_cell: int | None, heading: int) -> str:
     """``Yellow starts on line cell 2, heading NE`` (R5)."""
-    values = {"who": color_name(color), "n": start_cell, "dir": DIRECTION_NAMES[heading]}
+    values = {"who": color_name(color), "n": start_cell, "dir": direction_label(heading)}
     if start_cell is None:
         return _("%(who)s is placed, heading %(dir)s") % values
     return _("%(who)s starts on line cell %(n)d, heading %(dir)s") % values
@@ -172,4 +171,61 @@ def long_forms(rows: Sequence[Row], colors: Sequence[str], line: Mapping[tuple[i
         else:
             out.append(describe_end(termination=row.termination, color=color if row.termination != "adjudication"
                                     else None))
+    return out
+
+
+class SeriesRow(Protocol):
+    """What :func:`series_long_forms` reads of a series action (games.models_series.SeriesAction)."""
+
+    ply: int
+    race: int
+    seat: int
+    kind: str
+    data: Any
+
+
+def series_long_forms(actions: Sequence[SeriesRow], logs: Sequence[Any], colors: Mapping[int, str],
+                      lines: Sequence[Mapping[tuple[int, int], int]]) -> list[str]:
+    """The long form of every series action, in order, read from the engine's replay (``logs``:
+    games.engine.game.RaceLog, one per race: the placements and moves by the ply of their action),
+    not from the notation. ``colors`` names the series' seats; ``lines`` numbers each race's start
+    line cells. A roll whose only direction was taken at once (R7) is the whole turn; a roll
+    awaiting its direction ends in "…", and the direction that follows is the whole turn."""
+    placed: dict[int, Any] = {}
+    moved: dict[int, Any] = {}
+    for log in logs:
+        placed.update(log.placements)
+        moved.update(log.moves)
+    directions = {a.ply for a in actions if a.kind == "direction"}
+    headings: dict[tuple[int, str], int] = {}
+    out: list[str] = []
+    for action in actions:
+        color = colors.get(action.seat, "?")
+        data = action.data if isinstance(action.data, Mapping) else {}
+        move = None
+        if action.kind == "place" and action.ply in placed:
+            placement = placed[action.ply]
+            line = lines[action.race] if 0 <= action.race < len(lines) else {}
+            out.append(describe_placement(color=placement.color, start_cell=line.get(tuple(placement.cell)),
+                                          heading=placement.heading))
+            headings[(action.race, placement.color)] = placement.heading
+            continue
+        if action.kind == "roll" and action.ply + 1 not in directions:
+            move = moved.get(action.ply + 1)  # the only direction allowed, taken at once
+        elif action.kind == "direction":
+            move = moved.get(action.ply)
+        if move is not None:
+            out.append(describe_turn(
+                color=move.color, choice=move.choice, dice=list(move.dice), direction=move.direction,
+                previous_heading=headings.get((action.race, move.color)), cells=len(move.path), auto=move.auto,
+                crash=move.crash, damage=move.damage, rounded=list(move.rounded), finished=move.finished,
+                sunk=move.sunk))
+            headings[(action.race, move.color)] = move.heading
+        elif action.kind == "roll":
+            out.append(describe_dice(color=color, choice=choice_from_json(data.get("choice", {})),
+                                     dice=list(data.get("dice", []))) + " …")
+        elif action.kind == "leave":
+            out.append(describe_end(termination=str(data.get("termination", "resign")), color=color))
+        else:
+            out.append("")
     return out

@@ -24,13 +24,15 @@ from django.db.models import F
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import formats, timezone, translation
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext, gettext_noop, ngettext
 
+from accounts.services import user_set_email_mode
 from games.engine.bot import LEVELS
 
 from . import live
 from .models import COLORS, Challenge, EmailLog, Game
-from .reasons import color_name, group_text, outcome_text, rank_text, reason_text
+from .reasons import color_name, group_text, outcome_text, place_text, rank_text, result_of, title_text
 from .signals import emails_recorded
 from .writing import Writes
 
@@ -60,35 +62,78 @@ SUBJECTS = {
 UNSUBSCRIBE_PURPOSE = "unsubscribe"
 
 
+def _address(email: str) -> str:
+    """Which address a link was sent to, without writing the address into the link (keyed with
+    SECRET_KEY, so it cannot be guessed from a list of addresses)."""
+    return salted_hmac(UNSUBSCRIBE_SALT + ".address", email).hexdigest()[:16]
+
+
 def unsubscribe_token(user: Any) -> str:
-    """A signed, timestamped token for one-click unsubscribing (RFC 8058): it names the user
-    and its purpose, and :func:`user_from_token` accepts it for ``UNSUBSCRIBE_LINK_DAYS``."""
-    return signing.dumps({"u": user.pk, "p": UNSUBSCRIBE_PURPOSE}, salt=UNSUBSCRIBE_SALT)
+    """A signed, timestamped token for one-click unsubscribing (RFC 8058). It names the user, its
+    purpose, the account's ``unsubscribe_version`` and (keyed, not readable) the email address it
+    is sent to; :func:`user_from_token` accepts it for ``UNSUBSCRIBE_LINK_DAYS`` while both are
+    still the account's: using a link for a change raises the version (:func:`unsubscribe_link_use`),
+    so the link works once, and a new address leaves the links sent to the old one behind."""
+    return signing.dumps({"u": user.pk, "p": UNSUBSCRIBE_PURPOSE, "v": user.unsubscribe_version,
+                          "a": _address(user.email)}, salt=UNSUBSCRIBE_SALT)
 
 
 class BadToken(Exception):
-    """An unsubscribe token that is forged, for another purpose, or expired (``expired``)."""
+    """An unsubscribe token that does nothing, and why (``reason``): ``invalid`` (forged, for
+    another purpose, of another format, for no account), ``expired``, ``used`` (a change was
+    made with it, or with a link sent after it) or ``address`` (sent to an address the account no
+    longer has). ``user`` is the account for ``used``: the page may say how its emails stand."""
 
-    def __init__(self, expired: bool = False) -> None:
-        super().__init__("expired" if expired else "invalid")
-        self.expired = expired
+    STATUS = {"invalid": 400, "expired": 400, "used": 410, "address": 410}
+
+    def __init__(self, reason: str = "invalid", user: Any = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.user = user
+
+    @property
+    def expired(self) -> bool:
+        return self.reason == "expired"
+
+    @property
+    def status(self) -> int:
+        return self.STATUS[self.reason]
 
 
 def user_from_token(token: str) -> Any:
-    """The user an unsubscribe token was made for; raises :class:`BadToken` when it is not
-    ours, not for unsubscribing, or older than ``UNSUBSCRIBE_LINK_DAYS``."""
+    """The user an unsubscribe token was made for, while it may still change something; raises
+    :class:`BadToken` naming why not."""
     try:
         data = signing.loads(token, salt=UNSUBSCRIBE_SALT, max_age=timedelta(days=settings.UNSUBSCRIBE_LINK_DAYS))
     except signing.SignatureExpired:
-        raise BadToken(expired=True) from None
+        raise BadToken("expired") from None
     except signing.BadSignature:
         raise BadToken() from None
-    if not isinstance(data, dict) or data.get("p") != UNSUBSCRIBE_PURPOSE:
+    if not isinstance(data, dict) or data.get("p") != UNSUBSCRIBE_PURPOSE or not isinstance(data.get("v"), int):
         raise BadToken()
     user = User.objects.filter(pk=data.get("u")).first()
     if user is None:
         raise BadToken()
+    if not constant_time_compare(str(data.get("a")), _address(user.email)):
+        raise BadToken("address")
+    if data["v"] != user.unsubscribe_version:
+        raise BadToken("used", user)
     return user
+
+
+@transaction.atomic
+def unsubscribe_link_use(*, user: Any, mode: str) -> bool:
+    """Make the change of an unsubscribe link (``mode``: ``none`` to unsubscribe, ``each`` to
+    come back) and use the link up: the account's ``unsubscribe_version`` is raised with it.
+    ``user`` is as :func:`user_from_token` read it; False, changing nothing, when another request
+    used a link of that version in between."""
+    raised = User.objects.filter(pk=user.pk, unsubscribe_version=user.unsubscribe_version).update(
+        unsubscribe_version=F("unsubscribe_version") + 1)
+    if not raised:
+        return False
+    user_set_email_mode(user=user, mode=mode)
+    user.unsubscribe_version += 1
+    return True
 
 
 def absolute(path: str) -> str:
@@ -138,15 +183,6 @@ def notify(user: Any, event: str, key: str, data: dict[str, Any]) -> EmailLog | 
     return entry
 
 
-def queue(entry_id: int) -> None:
-    from .tasks import send_email
-
-    try:
-        send_email.delay(entry_id)
-    except Exception:  # the broker is down: the sweep queues it again later; the move stands
-        log.exception("could not queue email %s; it will be retried by the sweep", entry_id)
-
-
 # --- what happened ------------------------------------------------------------------------
 
 
@@ -158,6 +194,26 @@ def your_turn(game: Game) -> list[Email]:
     if opponent.is_bot and opponent.bot_level in LEVELS and not player.bot_turn_emails:
         return []
     return [(player, "your_turn", f"game:{game.pk}:ply:{game.ply}", {"game": game.pk})]
+
+
+def series_your_turn(series: Any, seats: Any) -> list[Email]:
+    """The series player to move is told (once per ply), as in two-player games: the email is
+    held (:func:`your_turn_hold`) and dropped at release when the player had the series live or
+    acted meanwhile; never for a house bot, and not when every other player still in the series is
+    a house bot (their answers come within seconds) unless the player asked for those
+    (``bot_turn_emails``). ``seats`` are the series' playing seats with their users loaded."""
+    def is_house_bot(user: Any) -> bool:
+        return bool(user.is_bot and user.bot_level in LEVELS)
+
+    if series.to_move is None:
+        return []
+    player = seats[series.to_move].user
+    if is_house_bot(player):
+        return []
+    others = [s.user for s in seats if s.user_id != player.pk and not s.left]
+    if others and all(is_house_bot(u) for u in others) and not player.bot_turn_emails:
+        return []
+    return [(player, "series_turn", f"series:{series.pk}:ply:{series.ply}", {"series": series.pk})]
 
 
 def reminder(game: Game) -> list[Email]:
@@ -211,6 +267,13 @@ def _game_context(user: Any, game: Game) -> dict[str, Any]:
     }
 
 
+def plural_count(value: float) -> int:
+    """The number that picks the plural form for a score: a whole score is itself, a half one
+    (1.5) takes the form of "other", as in English, German and Italian ("1.5 points")."""
+    number = float(value)
+    return int(number) if number.is_integer() else 2
+
+
 def message_for(entry: EmailLog) -> EmailMultiAlternatives:
     """The email in the recipient's language (``User.language``, else the site's) and time zone."""
     user = entry.user
@@ -243,16 +306,23 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
             context["color"] = color_name(entry.data["color"])
         if "rank" in entry.data:
             context["rank"] = rank_text(entry.data["rank"])
-        fields.update(round=entry.data.get("round"), tournament=entry.data.get("tournament_name"),
+        if "group" in entry.data:  # a round of a round-robin or of a Competition's group, named in this language
+            context["tournament_name"] = f"{title_text(entry.data)}, {group_text(entry.data['group'])}"
+        fields.update(round=entry.data.get("round"), tournament=context.get("tournament_name"),
                       rank=context.get("rank"), players=entry.data.get("players"))
+    if "score" in entry.data:
+        context["score_count"] = plural_count(entry.data["score"])
     if event == "tournament_over":
         context["link"] = absolute(reverse("tournament", args=[entry.data["tournament"]]))
     if event in ("group_start", "group_over"):
         context.update(entry.data, link=absolute(entry.data["path"]), group=group_text(entry.data["group"]))
         context["games"] = [{**g, "color": color_name(g.get("color", ""))} for g in entry.data.get("games", [])]
-        if entry.data.get("outcome"):
+        context["title"] = title_text(entry.data)
+        if entry.data.get("place"):
+            context["outcome"] = place_text(entry.data["place"])
+        elif entry.data.get("outcome"):  # recorded before the outcome was stored as data
             context["outcome"] = outcome_text(entry.data["outcome"])
-        fields.update(title=entry.data["title"], group=context["group"], outcome=context.get("outcome"))
+        fields.update(title=context["title"], group=context["group"], outcome=context.get("outcome"))
     if "series" in entry.data:
         from .models_series import SeriesGame
 
@@ -260,7 +330,7 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
         context.update(series=series, link=absolute(reverse("series", args=[series.pk])),
                        deadline=local(series.deadline, user), move_deadline=local(series.move_deadline, user),
                        table=list(series.seats.filter(index__isnull=False).select_related("user").order_by("place")))
-        fields = {"series": series.pk, "race": "ABC"[series.race], "result": reason_text(series.result_reason),
+        fields = {"series": series.pk, "race": "ABC"[series.race], "result": result_of(series),
                   "due": context["deadline"]}
     unsubscribe = absolute(reverse("unsubscribe", args=[unsubscribe_token(user)]))
     context["unsubscribe"] = unsubscribe
@@ -282,16 +352,24 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
 
 
 def _seen_live(entry: EmailLog) -> bool:
-    """A your-turn email for a move the player saw live: they had the game's page (or their API
-    event stream) open when it was made or since (games.live.LiveSeen)."""
+    """A your-turn email for a move the player saw live: they had the game's (the series') page,
+    or their API event stream, open when it was made or since (games.live.LiveSeen)."""
+    if entry.event == "series_turn":
+        return live.saw_series_live(entry.user_id, entry.data.get("series"), entry.created_at)
     return entry.event == "your_turn" and live.saw_live(entry.user_id, entry.data.get("game"), entry.created_at)
 
 
 def _moved_on(entry: EmailLog) -> bool:
-    """A your-turn email whose turn is over (the player moved while it was held back)."""
-    if entry.event != "your_turn":
+    """A your-turn email whose turn is over (the player moved, or the series went on, while it
+    was held back)."""
+    if entry.event not in ("your_turn", "series_turn"):
         return False
     ply = int(entry.key.rsplit(":", 1)[1])
+    if entry.event == "series_turn":
+        from .models_series import SeriesGame
+
+        return not SeriesGame.objects.filter(pk=entry.data.get("series"), ply=ply,
+                                             status=SeriesGame.Status.ACTIVE).exists()
     return not Game.objects.filter(pk=entry.data.get("game"), ply=ply, status=Game.Status.ACTIVE).exists()
 
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -54,17 +54,29 @@ def scores(game: Game) -> tuple[float, float]:
     return (1.0, 0.0) if game.winner_color == "yellow" else (0.0, 1.0)
 
 
-def before_game(rating: Rating, at: datetime) -> glicko2.Rating:
-    """The rating a player brings to a game: deviation grown for every whole idle period."""
+class Rated(Protocol):
+    """A stored rating: a two-player ``Rating`` or a multi-player ``SeriesRating``."""
+
+    @property
+    def value(self) -> glicko2.Rating: ...
+
+    @property
+    def last_rated_at(self) -> datetime | None: ...
+
+
+def before_game(rating: Rated, at: datetime) -> glicko2.Rating:
+    """The rating a player brings to a game (or a series) at ``at``: the deviation grown for
+    every whole idle period (a week) since the last rated one, within the bounds."""
     value = rating.value
     if rating.last_rated_at is not None and at > rating.last_rated_at:
         periods = math.floor((at - rating.last_rated_at) / RATING_PERIOD)
         if periods > 0:
             value = glicko2.idle(value, periods)
-    return _bounded(value)
+    return bounded(value)
 
 
-def _bounded(value: glicko2.Rating) -> glicko2.Rating:
+def bounded(value: glicko2.Rating) -> glicko2.Rating:
+    """The deviation kept within MIN_DEVIATION and MAX_DEVIATION (the rating as it is)."""
     deviation = min(MAX_DEVIATION, max(MIN_DEVIATION, value.deviation))
     return glicko2.Rating(value.rating, deviation, value.volatility)
 
@@ -89,7 +101,7 @@ def updates_for(game: Game, ratings: dict[int, Rating], at: datetime,
     out = []
     for seat, score in enumerate(scores(game)):
         me, other = players[seat], players[1 - seat]
-        after = _bounded(glicko2.rate(before[me], [(before[other], score)]))
+        after = bounded(glicko2.rate(before[me], [(before[other], score)]))
         out.append(Update(me, other, score, before[me], after, before[other], by_index[seat].points))
     return out
 

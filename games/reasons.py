@@ -1,28 +1,46 @@
-"""The engine's result sentences (``Game.result_reason``, stored in English as the engine
-words them) in the reader's language, at display time.
+"""Results, outcomes and names of the engine and the site in the reader's language, at display
+time.
 
-The engine stays free of Django (docs/architecture.md), so its sentences are matched here
-against the shapes it produces (games/engine/rules.py) and rebuilt from translated
-patterns; a sentence of an unknown shape is shown as it is.
+A game's or a series' result is stored as data (``result_code``, ``result_params``: the engine's
+``Outcome``, games/engine/rules.py) and said here with translated patterns
+(:func:`result_text`); a result of an unknown code (none was stored before 0018) is shown in the
+English the engine wrote (``result_reason``).
 
->>> reason_text("Red finished")
+>>> result_text("finished", {"color": "red"}, "Red finished")
 'Red finished'
->>> reason_text("something new")
+>>> result_text("", {}, "something new")
 'something new'
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from django.utils.translation import gettext, pgettext, pgettext_lazy
+from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 
 from .engine.rules import CUTOFF_MOVES
 
 _COLOR_NAMES = {"yellow": pgettext_lazy("boat", "Yellow"), "red": pgettext_lazy("boat", "Red"),
                 "orange": pgettext_lazy("boat", "Orange"), "purple": pgettext_lazy("boat", "Purple"),
                 "black": pgettext_lazy("boat", "Black"), "green": pgettext_lazy("boat", "Green")}
+
+
+# the six headings by their compass letters (games.engine.DIRECTION_NAMES, in that order); the
+# API and the notation keep the English letters, the pages show these
+_DIRECTION_LABELS = {"E": pgettext_lazy("compass", "E"), "NE": pgettext_lazy("compass", "NE"),
+                     "NW": pgettext_lazy("compass", "NW"), "W": pgettext_lazy("compass", "W"),
+                     "SW": pgettext_lazy("compass", "SW"), "SE": pgettext_lazy("compass", "SE")}
+
+
+def direction_label(direction: int | str) -> str:
+    """A heading (its index or its English compass letters) in the active language's letters."""
+    from .engine import DIRECTION_NAMES
+
+    name = DIRECTION_NAMES[direction] if isinstance(direction, int) else direction.upper()
+    label = _DIRECTION_LABELS.get(name)
+    return str(label) if label is not None else name
 
 
 def color_name(color: str) -> str:
@@ -32,80 +50,72 @@ def color_name(color: str) -> str:
     return str(name) if name is not None else color.capitalize()
 
 
-_C = r"(Yellow|Red)"
-_N = r"(\d+)"
-_CUT = f"{CUTOFF_MOVES} moves each: "
-_ADJ = "adjudicated at the round deadline: "
-
-_PATTERNS: list[tuple[re.Pattern[str], Callable[..., str]]] = [
-    (re.compile(f"^{_C} finished$"), lambda c: gettext("%(color)s finished") % {"color": c}),
-    (re.compile(f"^{_C} sank with {_N} damage$"),
-     lambda c, d: gettext("%(color)s sank with %(damage)s damage") % {"color": c, "damage": d}),
-    (re.compile("^every boat sank$"), lambda: gettext("every boat sank")),
-    (re.compile(f"^{_C} resigned$"), lambda c: gettext("%(color)s resigned") % {"color": c}),
-    (re.compile(f"^{_C} ran out of time$"), lambda c: gettext("%(color)s ran out of time") % {"color": c}),
-    (re.compile(f"^{_ADJ}equal points \\({_N}\\) and damage, a draw$"),
-     lambda p: gettext("adjudicated at the round deadline: equal points (%(points)s) and damage, a draw")
-     % {"points": p}),
-    (re.compile(f"^{_ADJ}{_C} has more points \\({_N} to {_N}\\)$"),
-     lambda c, a, b: gettext("adjudicated at the round deadline: %(color)s has more points (%(a)s to %(b)s)")
-     % {"color": c, "a": a, "b": b}),
-    (re.compile(f"^{_ADJ}{_C} has more buoys \\({_N} to {_N}\\)$"),
-     lambda c, a, b: gettext("adjudicated at the round deadline: %(color)s has more buoys (%(a)s to %(b)s)")
-     % {"color": c, "a": a, "b": b}),
-    (re.compile(f"^{_ADJ}{_C} has less damage \\({_N} to {_N}\\)$"),
-     lambda c, a, b: gettext("adjudicated at the round deadline: %(color)s has less damage (%(a)s to %(b)s)")
-     % {"color": c, "a": a, "b": b}),
-    (re.compile(f"^{_CUT}{_C} rounded more buoys \\({_N} to {_N}\\)$"),
-     lambda c, a, b: gettext("%(moves)s moves each: %(color)s rounded more buoys (%(a)s to %(b)s)")
-     % {"moves": CUTOFF_MOVES, "color": c, "a": a, "b": b}),
-    (re.compile(f"^{_CUT}equal buoys \\({_N}\\); {_C} has less damage \\({_N} to {_N}\\)$"),
-     lambda n, c, a, b: gettext("%(moves)s moves each: equal buoys (%(buoys)s); %(color)s has less damage "
-                                "(%(a)s to %(b)s)") % {"moves": CUTOFF_MOVES, "buoys": n, "color": c, "a": a, "b": b}),
-    (re.compile(f"^{_CUT}equal buoys \\({_N}\\) and equal damage \\({_N}\\), a draw$"),
-     lambda n, d: gettext("%(moves)s moves each: equal buoys (%(buoys)s) and equal damage (%(damage)s), a draw")
-     % {"moves": CUTOFF_MOVES, "buoys": n, "damage": d}),
-]
+def _color(params: Mapping[str, Any]) -> str:
+    return color_name(str(params.get("color", "")))
 
 
-_SC = r"(?:Yellow|Red|Orange|Purple|Black|Green)"
-_SERIES = re.compile(f"^({_SC}(?: and {_SC})*) (wins the series|share first place) with {_N} points"
-                     r"(?: \(ended after race ([ABC]): fewer than two players left\))?$")
+_RESULTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "finished": lambda p: gettext("%(color)s finished") % {"color": _color(p)},
+    "sank": lambda p: gettext("%(color)s sank with %(damage)s damage") % {"color": _color(p), "damage": p["damage"]},
+    "all_sank": lambda p: gettext("every boat sank"),
+    "resigned": lambda p: gettext("%(color)s resigned") % {"color": _color(p)},
+    "timeout": lambda p: gettext("%(color)s ran out of time") % {"color": _color(p)},
+    "adjudicated_draw": lambda p: gettext("adjudicated at the round deadline: equal points (%(points)s) and damage, "
+                                          "a draw") % {"points": p["points"]},
+    "adjudicated_points": lambda p: gettext("adjudicated at the round deadline: %(color)s has more points "
+                                            "(%(a)s to %(b)s)") % {"color": _color(p), "a": p["a"], "b": p["b"]},
+    "adjudicated_buoys": lambda p: gettext("adjudicated at the round deadline: %(color)s has more buoys "
+                                           "(%(a)s to %(b)s)") % {"color": _color(p), "a": p["a"], "b": p["b"]},
+    "adjudicated_damage": lambda p: gettext("adjudicated at the round deadline: %(color)s has less damage "
+                                            "(%(a)s to %(b)s)") % {"color": _color(p), "a": p["a"], "b": p["b"]},
+    "cutoff_buoys": lambda p: gettext("%(moves)s moves each: %(color)s rounded more buoys (%(a)s to %(b)s)")
+    % {"moves": CUTOFF_MOVES, "color": _color(p), "a": p["a"], "b": p["b"]},
+    "cutoff_damage": lambda p: gettext("%(moves)s moves each: equal buoys (%(buoys)s); %(color)s has less damage "
+                                       "(%(a)s to %(b)s)")
+    % {"moves": CUTOFF_MOVES, "buoys": p["buoys"], "color": _color(p), "a": p["a"], "b": p["b"]},
+    "cutoff_draw": lambda p: gettext("%(moves)s moves each: equal buoys (%(buoys)s) and equal damage (%(damage)s), "
+                                     "a draw") % {"moves": CUTOFF_MOVES, "buoys": p["buoys"], "damage": p["damage"]},
+    "series_won": lambda p: _series(p, won=True),
+    "series_shared": lambda p: _series(p, won=False),
+}
 
 
-def _colors_and(names: str) -> str:
-    colors = [color_name(c) for c in names.split(" and ")]
-    if len(colors) == 1:
-        return colors[0]
-    return gettext("%(first)s and %(last)s") % {"first": ", ".join(colors[:-1]), "last": colors[-1]}
+def _colors_and(colors: list[str]) -> str:
+    names = [color_name(c) for c in colors]
+    if len(names) == 1:
+        return names[0]
+    return gettext("%(first)s and %(last)s") % {"first": ", ".join(names[:-1]), "last": names[-1]}
 
 
-def series_result_text(reason: str) -> str | None:
-    """A series' result (games.engine.series.Series.result_text) in the active language, or
-    None if the sentence is of another shape."""
-    match = _SERIES.match(reason)
-    if match is None:
-        return None
-    names, how, points, race = match.groups()
-    values = {"names": _colors_and(names), "points": points, "race": race}
-    if how == "wins the series":
-        text = gettext("%(names)s wins the series with %(points)s points") % values
+def _series(params: Mapping[str, Any], won: bool) -> str:
+    points = int(params["points"])
+    values = {"names": _colors_and(list(params["colors"])), "points": points, "race": params.get("ended_after")}
+    if won:
+        text = ngettext("%(names)s wins the series with %(points)s point",
+                        "%(names)s wins the series with %(points)s points", points) % values
     else:
-        text = gettext("%(names)s share first place with %(points)s points") % values
-    if race:
+        text = ngettext("%(names)s share first place with %(points)s point",
+                        "%(names)s share first place with %(points)s points", points) % values
+    if values["race"]:
         text += " " + gettext("(ended after race %(race)s: fewer than two players left)") % values
     return text
 
 
-def reason_text(reason: str) -> str:
-    """The engine's result sentence in the active language (unchanged if of an unknown shape)."""
-    for pattern, build in _PATTERNS:
-        match = pattern.match(reason)
-        if match:
-            args = [color_name(g) if g in ("Yellow", "Red") else g for g in match.groups()]
-            return build(*args)
-    series = series_result_text(reason)
-    return reason if series is None else series
+def result_text(code: str, params: Mapping[str, Any] | None, reason: str = "") -> str:
+    """A result (a game's or a series': ``result_code``, ``result_params``) in the active
+    language; ``reason``, the engine's English, for a code this does not know."""
+    say = _RESULTS.get(code)
+    if say is None:
+        return reason
+    try:
+        return say(params or {})
+    except (KeyError, TypeError, ValueError):  # parameters of another shape: the English as written
+        return reason
+
+
+def result_of(row: Any) -> str:
+    """The result of a game or a series row (``Game``, ``SeriesGame``) in the active language."""
+    return result_text(row.result_code, row.result_params, row.result_reason)
 
 
 _ORD = r"(\d+)(?:st|nd|rd|th)"
@@ -132,8 +142,9 @@ _PLACE_TAILS: list[tuple[re.Pattern[str], Callable[..., str]]] = [
 
 
 def outcome_text(outcome: str) -> str:
-    """A group's outcome for a player, as tournaments.services_formats words it in English
-    ("you finished 2nd of 6 and move up to level 1"), in the active language."""
+    """A group's outcome for a player as tournaments.services_formats worded it in English before
+    it stored the outcome as data (:func:`place_text`): "you finished 2nd of 6 and move up to level
+    1", in the active language. For the emails recorded before that and not yet sent."""
     match = _PLACE.match(outcome)
     if match:
         rank, players, tail = match.groups()
@@ -142,6 +153,36 @@ def outcome_text(outcome: str) -> str:
             if more:
                 return build(rank_text(int(rank)), players, *more.groups())
     return outcome
+
+
+def place_text(place: Mapping[str, Any]) -> str:
+    """Where a player finished a group and what follows (tournaments.services_formats._place:
+    ``rank``, ``players``, ``move`` up/down/stay with ``level``, timeouts with ``timeouts`` and
+    ``games``, left), in the active language."""
+    values = {"rank": rank_text(int(place["rank"])), "players": place["players"], "level": place.get("level"),
+              "timeouts": place.get("timeouts"), "games": place.get("games")}
+    move = place.get("move")
+    if move == "up":
+        return gettext("you finished %(rank)s of %(players)s and move up to level %(level)s") % values
+    if move == "down":
+        return gettext("you finished %(rank)s of %(players)s and move down to level %(level)s") % values
+    if move == "stay":
+        return gettext("you finished %(rank)s of %(players)s and stay at level %(level)s") % values
+    if move == "timeouts":
+        return gettext("you finished %(rank)s of %(players)s; you lost %(timeouts)s of your %(games)s games "
+                       "on time and leave the Competition") % values
+    if move == "left":
+        return gettext("you finished %(rank)s of %(players)s; you have left the Competition") % values
+    return gettext("you finished %(rank)s of %(players)s") % values
+
+
+def title_text(data: Mapping[str, Any]) -> str:
+    """The name of a round-robin or of a Competition's season (its ``competition``, ``season``),
+    in the active language: the site's own Competition is "The Competition" in English only."""
+    if data.get("season") is None:
+        return str(data.get("title", ""))
+    name = gettext("The Competition") if data.get("competition_default") else str(data.get("competition", ""))
+    return gettext("%(name)s, season %(number)s") % {"name": name, "number": data["season"]}
 
 
 def rank_text(rank: int) -> str:

@@ -15,7 +15,7 @@ from django.utils import timezone
 from . import board, bots, live, services
 from .errors import ServiceError
 from .models import Challenge, EmailLog, Game
-from .notifications import notify, queue, send_logged
+from .notifications import notify, send_logged
 from .selectors import games_to_move
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,14 @@ User = get_user_model()
 def send_email(entry_id: int) -> bool:
     """Send one recorded email; a failing mail server is retried with back-off (30 s … 1 h)."""
     return send_logged(entry_id)
+
+
+def queue(entry_id: int) -> None:
+    """Queue the sending of a recorded email (the sweep's; a new one is queued by a receiver)."""
+    try:
+        send_email.delay(entry_id)
+    except Exception:  # the broker is down: the sweep queues it again later; the move stands
+        log.exception("could not queue email %s; it will be retried by the sweep", entry_id)
 
 
 def due_time_outs(now: datetime) -> Any:

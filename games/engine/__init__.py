@@ -34,7 +34,7 @@ from .dice import Change, DiceChoice, DiceSource, FixedDice, RandomDice, SeededD
 from .errors import CourseError, EngineError, GameOver, IllegalMove, RecordError
 from .hexgrid import DIRECTION_NAMES, DIRECTIONS, Hex
 from .lake import Lake, assemble_lake
-from .race import RaceRules, RaceScore, race_scores
+from .race import RULES_VERSION, RULES_VERSIONS, RaceRules, RaceScore, race_scores
 from .rules import (
     CUTOFF_MOVES,
     ONLINE,
@@ -58,6 +58,8 @@ __all__ = [
     "DIRECTIONS",
     "DIRECTION_NAMES",
     "ONLINE",
+    "RULES_VERSION",
+    "RULES_VERSIONS",
     "SERIES_COLORS",
     "Boat",
     "Change",

@@ -18,13 +18,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .bot import LEVELS, MapCache, make_player
+from .bot import LEVELS, make_player
 from .course import new_course, new_courses
 from .dice import RandomDice
 from .hexgrid import DIRECTION_NAMES, Hex
 from .lake import LETTERS
 from .players import GreedyPlayer, Player, RandomPlayer, play_game, play_series
 from .record import SERIES_VERSION, course_from_json, courses_from_json, verify
+from .route import MapCache
 from .series import SERIES_COLORS, Series
 from .text import describe, draw
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -41,7 +41,7 @@ from .dice import DiceChoice, distinct_choices
 from .hexgrid import Hex, left, right
 from .players import GreedyPlayer, Player, RandomPlayer
 from .race import RaceRules
-from .route import UNREACHABLE, MoveMap, RouteMap
+from .route import UNREACHABLE, MapCache, MoveMap, RouteMap
 from .rules import SINKING_DAMAGE, Boat, GameState, previews
 
 SPEED = 1.0  # cells of distance worth a tenth of a move (breaks ties between equal move counts)
@@ -71,41 +71,12 @@ def roll_outcomes(count: int) -> tuple[tuple[tuple[int, ...], float], ...]:
     return tuple(out)
 
 
-class MapCache:
-    """Route and move maps of the last few courses, shared by players (a simulation or a
-    series plays several courses with several bots; each map takes about 0.1 s to build)."""
-
-    def __init__(self, size: int = 8) -> None:
-        self.size = size
-        self._maps: OrderedDict[int, tuple[Course, RouteMap, MoveMap | None]] = OrderedDict()
-
-    def _entry(self, course: Course) -> tuple[Course, RouteMap, MoveMap | None]:
-        entry = self._maps.get(id(course))
-        if entry is None or entry[0] is not course:
-            entry = (course, RouteMap(course), None)
-            self._maps[id(course)] = entry
-            while len(self._maps) > self.size:
-                self._maps.popitem(last=False)
-        self._maps.move_to_end(id(course))
-        return entry
-
-    def route(self, course: Course) -> RouteMap:
-        return self._entry(course)[1]
-
-    def moves(self, course: Course) -> MoveMap:
-        entry = self._entry(course)
-        if entry[2] is None:
-            entry = (course, entry[1], MoveMap(course))
-            self._maps[id(course)] = entry
-        assert entry[2] is not None
-        return entry[2]
-
-
 @dataclass
 class Stakes:
     """What a race of the boxed game puts at stake for the boat to move (R18, R19), as seen
-    when it chooses: ``n`` boats started, positions score ``k`` per place below the last,
-    ``taken`` positions are gone already, and each rival still on the lake needs about
+    when it chooses: ``n`` is R19's n (which boats count follows the race's rules version,
+    :meth:`~games.engine.race.RaceRules.boats_counted`), positions score ``k`` per place below
+    the last, ``taken`` positions are gone already, and each rival still on the lake needs about
     ``rivals[j]`` more moves. Values are in points."""
 
     n: int
@@ -234,7 +205,8 @@ class ExpectimaxPlayer:
                     if len(run) >= total:
                         block[run[total - 1]] = block.get(run[total - 1], 0.0) + BLOCK_POINTS * rules.multiplier * closeness
         progress = VARIANT_PROGRESS if rules.score_variant else PROGRESS
-        return Stakes(len(state.boats), rules.multiplier, len(state.positions), rivals, progress, me.moves, block)
+        return Stakes(rules.boats_counted(state.boats), rules.multiplier, len(state.positions), rivals, progress,
+                      me.moves, block)
 
     def _search(self, state: GameState) -> _Search:
         stakes = self.stakes(state)

@@ -9,12 +9,13 @@ threads: the web layer builds one per request from the database.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .course import Course
 from .dice import DiceChoice, DiceSource
 from .hexgrid import Hex
+from .log import Leaving, RaceLog, Roll
+from .record import game_record, series_record
 from .rules import COLORS, GameState, Move, Pending, Phase, Placement, Termination
 from .series import Series
 
@@ -59,44 +60,11 @@ class Game:
         self.state = self.state.adjudicate()
 
     def record(self, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        from .record import game_record
-
         return game_record(self.state, self.placements, self.moves, players=self.players, meta=meta,
                            pending=self.unfinished_roll)
 
 
 # --- a series ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A roll and its ply, for a record: one whose direction never came (the player left, or
-    the game stopped), or the one awaiting its direction now."""
-
-    ply: int
-    pending: Pending
-
-
-@dataclass(frozen=True, slots=True)
-class Leaving:
-    """A player leaving the series at ``ply`` (R18), with their roll if they left between a
-    roll and its direction."""
-
-    ply: int
-    color: str
-    termination: Termination
-    roll: Roll | None = None
-
-
-@dataclass
-class RaceLog:
-    """What happened in one race of a series, for its record: every action with its ply."""
-
-    first_ply: int
-    placements: list[tuple[int, Placement]] = field(default_factory=list)
-    moves: list[tuple[int, Move]] = field(default_factory=list)  # the ply of the move's direction
-    departures: list[Leaving] = field(default_factory=list)
-    unfinished_roll: Roll | None = None
 
 
 class SeriesGame:
@@ -172,6 +140,4 @@ class SeriesGame:
             self.logs.append(RaceLog(self.series.races[len(self.logs)].ply))
 
     def record(self, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        from .record import series_record
-
         return series_record(self.series, self.logs, players=self.players, meta=meta)

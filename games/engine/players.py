@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from .course import Course
 from .dice import DiceChoice, DiceSource
 from .game import Game, SeriesGame
 from .hexgrid import Hex
-from .route import RouteMap
+from .route import MapCache, RouteMap
 from .rules import SINKING_DAMAGE, Boat, GameState, Option, Phase, simulate
 from .series import Series
-
-if TYPE_CHECKING:
-    from .bot import MapCache
 
 
 class Player(Protocol):

@@ -14,19 +14,33 @@ are the engine's own (R6–R12, R17).
   is left, or when every boat still in it has made 35 moves (R13): those are ranked after the
   finishers by buoys (more first), damage (less first, carried counters included), then seat
   order from the start player.
-* **R19 points.** Position p of n scores (n − p) × k (k = 1, 2, 3 for the series' races A, B, C);
+* **R19 points.** Position p of n scores (n − p) × k (k = 1, 2, 3 for the series' races A, B, C),
+  n being the boats that started the race: those placed on the lake (:func:`boats_started`);
   with the score variant a finisher also scores the moves it finished before the last boat with
   a position, and 5 per boat that sank. See :func:`race_scores`.
 
+**Rules versions.** The details of R18 and R19 where the box is silent changed once; a series
+keeps the version it was started with (``RaceRules.rules_version``), so that a series scored
+under the old details replays to what its players saw:
+
+* version 1 (:data:`RULES_V1`, series started before the change): R19's n is every boat of the
+  race, also one whose player left before placing it; a race that ends because fewer than two
+  players are left ranks every boat still in it as at the cut-off, placed or not.
+* version 2 (:data:`RULES_V2`, :data:`RULES_VERSION`: new series): R19's n counts only the boats
+  placed on the lake (:func:`boats_started`), and a boat not yet placed when the race ends
+  during placing takes no position.
+
 >>> RaceRules().placing_order(4, 1)
 (0, 3, 2, 1)
+>>> RaceRules(rules_version=1).boats_counted(()), RaceRules().rules_version
+(0, 2)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from .course import Course
 from .errors import GameOver, IllegalMove
@@ -46,14 +60,27 @@ MIN_BOATS = 2
 MAX_BOATS = 6
 SINK_BONUS = 5  # R19, score variant: points per boat that sank, to every finisher
 
+# The versions of R18/R19's details (the module's docstring, "Rules versions"); a series keeps its own.
+RULES_V1 = 1  # n is every boat of the race; closing a race early ranks unplaced boats too
+RULES_V2 = 2  # n counts the boats placed on the lake; a boat not yet placed takes no position
+RULES_VERSIONS = (RULES_V1, RULES_V2)
+RULES_VERSION = RULES_V2  # what a new series is played by
+
 
 @dataclass(frozen=True, slots=True)
 class RaceRules(Rules):
     """A race of the boxed game (R15–R19). ``multiplier`` is k of R19 (1, 2, 3 for races A, B,
-    C); ``score_variant`` the optional scoring of R19 (always on with two boats in a series)."""
+    C); ``score_variant`` the optional scoring of R19 (always on with two boats in a series);
+    ``rules_version`` the version of R18/R19's details it follows (:data:`RULES_VERSIONS`; the
+    module's docstring)."""
 
     multiplier: int = 1
     score_variant: bool = False
+    rules_version: int = RULES_VERSION
+
+    def __post_init__(self) -> None:
+        if isinstance(self.rules_version, bool) or self.rules_version not in RULES_VERSIONS:
+            raise ValueError(f"no rules version {self.rules_version!r} (there are {', '.join(map(str, RULES_VERSIONS))})")
 
     ruleset: ClassVar[str] = "boxed rules for 2-6 boats with rulings R1-R20"
     placing_rule: ClassVar[str] = "R16"
@@ -125,16 +152,25 @@ class RaceRules(Rules):
         """The boats still in the race are ranked after the finishers as at the cut-off (R18)."""
         return replace(self.close(state, Termination.ADJUDICATION), ply=state.ply + 1)
 
+    def boats_counted(self, boats: Sequence[Boat]) -> int:
+        """R19's n for a race with these boats: from version 2 the boats placed on the lake
+        (:func:`boats_started`), in version 1 every boat of the race."""
+        return len(boats) if self.rules_version == RULES_V1 else boats_started(boats)
+
     def close(self, state: GameState, termination: Termination) -> GameState:
         """End the race where it stands (no ply: the action that caused it counted): the boats
-        still in it take the positions after the finishers as at the cut-off (R18). A series
-        does this when fewer than two players are left in it."""
+        still on the lake take the positions after the finishers as at the cut-off (R18). A
+        series does this when fewer than two players are left in it. From version 2 a boat not
+        yet placed (the race ends during placing) was never on the lake and takes no position
+        (R18 details); in version 1 it is ranked with the others."""
         if state.over:
             raise GameOver("over", "the race is over", "phase")
-        racing = [i for i, b in enumerate(state.boats) if b.racing]
+        racing = [i for i, b in enumerate(state.boats)
+                  if b.racing and (b.cell is not None or self.rules_version == RULES_V1)]
         positions = state.positions + _cutoff_ranking(state.boats, racing, state.start)
         outcome = Outcome(positions[0] if positions else None, termination,
-                          _reason(state.boats, positions, termination))
+                          _reason(state.boats, positions, termination), "race",
+                          _race_params(state.boats, positions, termination))
         return replace(state, phase=Phase.OVER, pending=None, outcome=outcome, positions=positions)
 
 
@@ -147,7 +183,8 @@ def _race_end(boats: Sequence[Boat], positions: tuple[int, ...], start: int,
             return None, positions
         how = Termination.CUTOFF
         positions += _cutoff_ranking(boats, racing, start)
-    return Outcome(positions[0] if positions else None, how, _reason(boats, positions, how)), positions
+    return Outcome(positions[0] if positions else None, how, _reason(boats, positions, how), "race",
+                   _race_params(boats, positions, how)), positions
 
 
 def _cutoff_ranking(boats: Sequence[Boat], seats: Sequence[int], start: int) -> tuple[int, ...]:
@@ -158,6 +195,20 @@ def _cutoff_ranking(boats: Sequence[Boat], seats: Sequence[int], start: int) -> 
 
 
 ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
+
+
+def _race_params(boats: Sequence[Boat], positions: Sequence[int], how: Termination) -> dict[str, Any]:
+    """A race's result as data (the outcome's ``race`` code): the boats by position, each with
+    whether it finished (else it was cut off), the boats that left the race and how (sank,
+    resign, timeout), and how the race ended."""
+    gone: list[list[str]] = []
+    for b in boats:
+        if b.sunk:
+            gone.append([b.color, "sank"])
+        elif b.retired is Termination.RESIGN or b.retired is Termination.TIMEOUT:
+            gone.append([b.color, b.retired.value])
+    return {"places": [[boats[s].color, boats[s].finished] for s in positions], "gone": gone,
+            "how": how.value}
 
 
 def _reason(boats: Sequence[Boat], positions: Sequence[int], how: Termination) -> str:
@@ -233,17 +284,26 @@ class RaceScore:
         return self.damage > self.carried
 
 
+def boats_started(boats: Sequence[Boat]) -> int:
+    """R19's n: the boats that started the race, i.e. were placed on the lake (R18 details: a
+    player who leaves before placing their boat is not counted; a boat placed and then lifted
+    off, finished, sunk or retired, is)."""
+    return sum(1 for boat in boats if boat.cell is not None)
+
+
 def race_scores(state: GameState) -> tuple[RaceScore, ...]:
     """Every boat's result in seat order (R18, R19): position p of n boats (those that started
-    the race) scores (n − p) × k. With the score variant a finisher also scores, once the race
-    is over, the moves it finished before the last boat with a position (the highest move count
-    among them) and 5 per boat that sank (a resignation is not a sinking; not multiplied by k).
-    While the race goes on only the finishers so far have positions."""
+    the race, :func:`boats_started`; every boat of the race in rules version 1:
+    :meth:`RaceRules.boats_counted`) scores (n − p) × k. With the score variant a finisher also
+    scores, once the race is over, the moves it finished before the last boat with a position
+    (the highest move count among them) and 5 per boat that sank (a resignation is not a
+    sinking; not multiplied by k). While the race goes on only the finishers so far have
+    positions."""
     rules = state.rules
     if not isinstance(rules, RaceRules):
         raise TypeError("positions and points belong to a race of the boxed game (RaceRules)")
     boats = state.boats
-    n = len(boats)
+    n = rules.boats_counted(boats)
     place = {seat: i + 1 for i, seat in enumerate(state.positions)}
     reference = max((boats[s].moves for s in place), default=0)
     sunk = sum(1 for b in boats if b.sunk)

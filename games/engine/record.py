@@ -8,8 +8,10 @@ outcome differs from the rules.
 
 Version 1 is the online two-player game (:func:`game_record`); version 2 a series of the boxed
 game for 2–6 boats (:func:`series_record`): the lake, the courses of its races, the seats and
-start players, every race's placements, moves and departures with their plies, its positions,
-points and carried damage, and the series table.
+start players, the version of R18/R19's details the series follows (``series.rules_version``;
+a record without it, written before there were versions, is read as version 1), every race's
+placements, moves and departures with their plies, its positions, points and carried damage,
+and the series table.
 """
 
 from __future__ import annotations
@@ -21,16 +23,19 @@ from typing import Any
 from .course import Course, Gate, Sense
 from .dice import Change, DiceChoice, FixedDice
 from .errors import EngineError, RecordError
-from .game import RaceLog, Roll
 from .hexgrid import DIRECTION_NAMES, DIRECTIONS, ORIENTATION, Hex
 from .lake import Lake, TilePlacement
-from .race import RaceRules, race_scores
+from .log import RaceLog, Roll
+from .race import RULES_V1, RaceRules, race_scores
 from .rules import GameState, Move, Pending, Placement, Termination
 from .series import LETTERS, Series
 
 FORMAT = "powerboats-game-record"
 VERSION = 1  # the online two-player game
 SERIES_VERSION = 2  # a series (or a single race) of the boxed game for 2-6 boats
+# A series record written before ``series.rules_version`` existed follows the first version of
+# R18/R19's details (games.engine.race, "Rules versions").
+RULES_VERSION_UNSTATED = RULES_V1
 
 
 def cell_json(cell: Hex) -> list[int]:
@@ -346,6 +351,7 @@ def series_record(
             "races": len(series.courses),
             "score_variant": series.score_variant,
             "start_player": series.colors[series.first_start],
+            "rules_version": series.rules_version,
         },
         "players": [{"seat": i, "color": c, "name": players.get(c)} for i, c in enumerate(series.colors)],
         "courses": [course_json(c) for c in series.courses],
@@ -430,14 +436,18 @@ def series_result_json(series: Series) -> dict[str, Any] | None:
 
 def verify_series(record: Mapping[str, Any]) -> Verification:
     """Replay a series record (version 2): every race's placements, rolls, directions and
-    departures in ply order, each move, each race's result and the series table checked."""
+    departures in ply order, each move, each race's result and the series table checked, by the
+    version of R18/R19's details the record states (version 1 when it states none: it was
+    written before there were versions)."""
     try:
         info = record["series"]
         courses = courses_from_json(record, record["courses"])
         if info["races"] != len(courses):
             raise RecordError("record", f"{info['races']} races, but {len(courses)} courses", "courses")
+        rules_version = info.get("rules_version", RULES_VERSION_UNSTATED)  # checked by RaceRules
         colors = [p["color"] for p in sorted(record["players"], key=lambda p: p["seat"])]
-        series = Series.start(courses, colors, colors.index(info["start_player"]), info["score_variant"])
+        series = Series.start(courses, colors, colors.index(info["start_player"]), info["score_variant"],
+                              rules_version=rules_version)
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         return Verification(False, f"cannot set up the series: {exc}")
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from .course import FINISHED_ROUNDING, NO_ENTRIES, Course, Entries
 from .dice import Change, DiceChoice, DiceSource, all_choices, distinct_choices
@@ -51,11 +51,20 @@ class Termination(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How the game ended: the winning seat (None for a draw), why, and in words."""
+    """How the game ended: the winning seat (None for a draw), why, and in words: ``reason`` in
+    English (records, logs), ``code`` and ``params`` as data that a reader's language says
+    (games.reasons.result_text; docs/game-record.md lists the codes). A two-player game's codes:
+    ``finished`` {color}, ``sank`` {color, damage}, ``all_sank``, ``resigned`` {color},
+    ``timeout`` {color}, ``cutoff_buoys`` {color, a, b}, ``cutoff_damage`` {color, buoys, a, b},
+    ``cutoff_draw`` {buoys, damage}, ``adjudicated_points`` / ``_buoys`` / ``_damage`` {color, a,
+    b}, ``adjudicated_draw`` {points}; colours as their names (``yellow``). A race of a series:
+    ``race``."""
 
     winner: int | None
     termination: Termination
     reason: str
+    code: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +375,9 @@ class OnlineRules(Rules):
         if not 0 <= seat < 2:
             raise IllegalMove("turn", f"no seat {seat}", "seat")
         verb = "resigned" if termination is Termination.RESIGN else "ran out of time"
-        outcome = Outcome(1 - seat, termination, f"{_name(state.boats[seat])} {verb}")
+        outcome = Outcome(1 - seat, termination, f"{_name(state.boats[seat])} {verb}",
+                          "resigned" if termination is Termination.RESIGN else "timeout",
+                          {"color": state.boats[seat].color})
         return replace(state, phase=Phase.OVER, pending=None, outcome=outcome, ply=state.ply + 1)
 
     def adjudicate(self, state: GameState) -> GameState:
@@ -378,13 +389,16 @@ class OnlineRules(Rules):
         key = (first.points, first.buoys, -first.damage)
         if key == (second.points, second.buoys, -second.damage):
             outcome = Outcome(None, Termination.ADJUDICATION,
-                              f"adjudicated at the round deadline: equal points ({first.points}) and damage, a draw")
+                              f"adjudicated at the round deadline: equal points ({first.points}) and damage, a draw",
+                              "adjudicated_draw", {"points": first.points})
         else:
-            why = (f"more points ({first.points} to {second.points})" if first.points != second.points
-                   else f"more buoys ({first.buoys} to {second.buoys})" if first.buoys != second.buoys
-                   else f"less damage ({first.damage} to {second.damage})")
+            by, a, b = (("points", first.points, second.points) if first.points != second.points
+                        else ("buoys", first.buoys, second.buoys) if first.buoys != second.buoys
+                        else ("damage", first.damage, second.damage))
+            why = f"less damage ({a} to {b})" if by == "damage" else f"more {by} ({a} to {b})"
             outcome = Outcome(ranked[0], Termination.ADJUDICATION,
-                              f"adjudicated at the round deadline: {_name(first)} has {why}")
+                              f"adjudicated at the round deadline: {_name(first)} has {why}",
+                              f"adjudicated_{by}", {"color": first.color, "a": a, "b": b})
         return replace(state, phase=Phase.OVER, pending=None, outcome=outcome, ply=state.ply + 1)
 
 
@@ -683,26 +697,31 @@ def _outcome(boats: Sequence[Boat], seat: int) -> Outcome | None:
     """The end of the online game after ``seat`` moved, if it has ended (R11–R13)."""
     mover = boats[seat]
     if mover.finished:  # R11: ends at once, even after a crash later in the move
-        return Outcome(seat, Termination.FINISH, f"{_name(mover)} finished")
+        return Outcome(seat, Termination.FINISH, f"{_name(mover)} finished", "finished", {"color": mover.color})
     afloat = [i for i, b in enumerate(boats) if not b.sunk]
     if mover.sunk:  # R12
         if len(afloat) == 1:
-            return Outcome(afloat[0], Termination.SINK, f"{_name(mover)} sank with {mover.damage} damage")
+            return Outcome(afloat[0], Termination.SINK, f"{_name(mover)} sank with {mover.damage} damage",
+                           "sank", {"color": mover.color, "damage": mover.damage})
         if not afloat:
-            return Outcome(None, Termination.SINK, "every boat sank")
+            return Outcome(None, Termination.SINK, "every boat sank", "all_sank")
     if all(boats[i].moves >= CUTOFF_MOVES for i in afloat):  # R13
         ranked = sorted(afloat, key=lambda i: (-boats[i].buoys, boats[i].damage))
         first, second = boats[ranked[0]], boats[ranked[1]]
         if first.buoys > second.buoys:
             why = f"{_name(first)} rounded more buoys ({first.buoys} to {second.buoys})"
+            code, params = "cutoff_buoys", {"color": first.color, "a": first.buoys, "b": second.buoys}
         elif first.damage < second.damage:
             why = f"equal buoys ({first.buoys}); {_name(first)} has less damage ({first.damage} to {second.damage})"
+            code, params = "cutoff_damage", {"color": first.color, "buoys": first.buoys, "a": first.damage,
+                                             "b": second.damage}
         else:
             return Outcome(
                 None, Termination.CUTOFF,
                 f"{CUTOFF_MOVES} moves each: equal buoys ({first.buoys}) and equal damage ({first.damage}), a draw",
+                "cutoff_draw", {"buoys": first.buoys, "damage": first.damage},
             )
-        return Outcome(ranked[0], Termination.CUTOFF, f"{CUTOFF_MOVES} moves each: {why}")
+        return Outcome(ranked[0], Termination.CUTOFF, f"{CUTOFF_MOVES} moves each: {why}", code, params)
     return None
 
 

@@ -7,7 +7,9 @@ a :class:`~games.engine.rules.GameState` with :class:`~games.engine.race.RaceRul
 the one being played) and the players who left. Actions go to the race being played; when a race
 ends the next one starts at once on the next course (R15: the start player moves one seat to the
 left, R20: damage counters carried), until the last race is over or fewer than two players are
-left (R18). :meth:`Series.standings` is the series table (R19).
+left (R18). :meth:`Series.standings` is the series table (R19). A series keeps the version of
+R18/R19's details it was started with (``rules_version``, :data:`~games.engine.race.RULES_VERSIONS`):
+every race of it is played and scored by that version.
 
 Seats here are seats of the series; a race holds only the boats still in the series, so a
 race's own seat numbers can differ once somebody has left. Colours identify boats everywhere.
@@ -17,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .course import Course
 from .dice import DiceChoice, DiceSource
 from .errors import GameOver, IllegalMove
 from .hexgrid import Hex
-from .race import MAX_BOATS, MIN_BOATS, RaceRules, RaceScore, race_scores
+from .race import MAX_BOATS, MIN_BOATS, RULES_VERSION, RaceRules, RaceScore, race_scores
 from .rules import GameState, Move, Phase, Termination
 
 SERIES_COLORS = ("yellow", "red", "orange", "purple", "black", "green")  # distinct initials (notation)
@@ -62,7 +64,8 @@ class SeriesStep(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Series:
     """The whole series. ``races`` are the races started so far, the last being played (or the
-    last played once the series is over); ``departures`` the players who left, in order."""
+    last played once the series is over); ``departures`` the players who left, in order;
+    ``rules_version`` the version of R18/R19's details every race follows."""
 
     courses: tuple[Course, ...]
     colors: tuple[str, ...]
@@ -70,13 +73,16 @@ class Series:
     score_variant: bool
     races: tuple[GameState, ...]
     departures: tuple[Departure, ...] = ()
+    rules_version: int = RULES_VERSION
 
     @classmethod
     def start(cls, courses: Sequence[Course], colors: Sequence[str] | int, start: int,
-              score_variant: bool | None = None, ply: int = 0) -> Series:
+              score_variant: bool | None = None, ply: int = 0, rules_version: int = RULES_VERSION) -> Series:
         """A new series on ``courses`` (1 to 3, one lake: races A, B, C), with boats of ``colors``
         in seat order (or the first that many of :data:`SERIES_COLORS`), race A's start player
-        ``start`` (drawn by lot, R15) and the score variant (R19: always with two players)."""
+        ``start`` (drawn by lot, R15), the score variant (R19: always with two players) and the
+        version of R18/R19's details (:data:`~games.engine.race.RULES_VERSION` for a new series;
+        an older one to replay a series started under it)."""
         if isinstance(colors, int):
             colors = SERIES_COLORS[:colors]
         colors = tuple(colors)
@@ -96,8 +102,8 @@ class Series:
             score_variant = n == 2
         if n == 2 and not score_variant:
             raise IllegalMove("R19", "with two boats the score variant is part of the scoring", "score_variant")
-        race = GameState.initial(courses[0], colors, RaceRules(1, score_variant), start, ply=ply)
-        return cls(courses, colors, start, score_variant, (race,))
+        race = GameState.initial(courses[0], colors, RaceRules(1, score_variant, rules_version), start, ply=ply)
+        return cls(courses, colors, start, score_variant, (race,), rules_version=rules_version)
 
     # --- reading -----------------------------------------------------------------------
 
@@ -187,6 +193,16 @@ class Series:
         first = [s for s in table if s.place == 1]
         return first[0].color if len(first) == 1 else None
 
+    def result(self) -> tuple[str, dict[str, Any]]:
+        """The series' result as data (games.reasons.result_text says it): ``series_won`` or
+        ``series_shared`` with ``colors`` (the first place), ``points`` and ``ended_after`` (the
+        letter of the last race when fewer than two players were left, else None)."""
+        table = self.standings()
+        first = [s for s in table if s.place == 1]
+        ended = LETTERS[len(self.races) - 1] if len(self.races) < len(self.courses) else None
+        return ("series_won" if len(first) == 1 else "series_shared",
+                {"colors": [s.color for s in first], "points": first[0].points, "ended_after": ended})
+
     def result_text(self) -> str:
         table = self.standings()
         first = [s for s in table if s.place == 1]
@@ -215,9 +231,11 @@ class Series:
 
     def resign(self, seat: int) -> Series:
         """The player in series seat ``seat`` leaves the series, at any time (R18). A boat still
-        in the race is lifted off without a position; one that already finished or sank keeps
-        its result in this race. Fewer than two players left: the race ends where it stands
-        (the boats still in it ranked as at the cut-off) and so does the series."""
+        in the race is lifted off without a position; one that already finished keeps its
+        position and points in this race (R14: what is scored stands), one that sank keeps none.
+        Fewer than two players left: the race ends at once where it stands (the boats still on
+        the lake ranked after the finishers as at the cut-off; a boat not yet placed takes no
+        position) and so does the series."""
         return self._leave(seat, Termination.RESIGN)
 
     def time_out(self, seat: int) -> Series:
@@ -270,7 +288,7 @@ class Series:
         carried = {s.color: s.carried + s.took_damage for s in race_scores(last)}
         colors = [c for i, c in enumerate(self.colors) if i not in left]
         index = len(self.races)
-        rules = RaceRules(index + 1, self.score_variant)
+        rules = RaceRules(index + 1, self.score_variant, self.rules_version)
         return GameState.initial(self.courses[index], colors, rules, colors.index(self.colors[seat]),
                                  [carried[c] for c in colors], ply=last.ply)
 

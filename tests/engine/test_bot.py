@@ -83,8 +83,8 @@ def test_bots_never_pass_on_the_spot_with_speed_0():
 
 def test_bots_play_a_whole_series_of_three_boats_legally():
     from games.engine import Series, new_courses
-    from games.engine.bot import MapCache
     from games.engine.players import play_series
+    from games.engine.route import MapCache
 
     rng = random.Random(8)
     maps = MapCache()
@@ -135,6 +135,22 @@ def test_in_a_race_the_bot_values_the_points_at_stake():
     from games.engine import ONLINE
 
     assert bot.stakes(replace(state, rules=ONLINE)) is None  # the online game: no positions
+
+
+def test_the_bots_n_follows_the_races_rules_version():
+    """R19's n in the bot's stakes is the race's own: a fourth boat whose player left before
+    placing it is not counted from rules version 2 (n = 3), and is in version 1 (n = 4), so a bot
+    in a series started before the change values positions as that series scores them."""
+    from dataclasses import replace
+
+    from games.engine import Boat, RaceRules, Termination
+
+    bot = ExpectimaxPlayer(2, random.Random(0))
+    state = race_state()
+    state = replace(state, boats=(*state.boats, Boat("purple", None, retired=Termination.RESIGN)))
+    for version, n in ((1, 4), (2, 3)):
+        stakes = bot.stakes(replace(state, rules=RaceRules(2, False, version)))
+        assert stakes is not None and (stakes.n, stakes.k, len(stakes.rivals)) == (n, 2, 2)
 
 
 def test_in_a_race_other_boats_are_obstacles_for_this_move_only_and_close_rivals_can_be_blocked():

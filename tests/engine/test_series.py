@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -30,7 +31,8 @@ from games.engine.game import SeriesGame
 from games.engine.hexgrid import DIRECTION_NAMES, offset_to_axial
 from games.engine.hexgrid import direction_by_name as d
 from games.engine.notation import parse_choice
-from games.engine.players import RandomPlayer, play_series
+from games.engine.players import GreedyPlayer, RandomPlayer, play_series
+from games.engine.race import RULES_V1, RULES_V2, RULES_VERSION, boats_started
 from games.engine.record import verify
 
 from .helpers import open_course
@@ -39,8 +41,9 @@ COLORS = ("yellow", "red", "orange", "purple", "black", "green")
 
 
 def finished_race(k: int, boats: list[dict[str, object]], positions: list[str], variant: bool = False) -> GameState:
-    """A race that is over, with boats as given (by colour, in seat order) and the positions."""
-    made = tuple(Boat(**b) for b in boats)  # type: ignore[arg-type]
+    """A race that is over, with boats as given (by colour, in seat order) and the positions.
+    Every boat was placed on the lake (a cell of its own) unless it says ``"cell": None``."""
+    made = tuple(Boat(**{"cell": (i, 0), **b}) for i, b in enumerate(boats))  # type: ignore[arg-type]
     seats = [b.color for b in made]
     from games.engine import Outcome
 
@@ -70,6 +73,58 @@ def test_r19_sunk_and_retired_boats_score_nothing_and_n_counts_every_boat_that_s
     ]
     scores = race_scores(finished_race(2, boats, ["yellow", "purple"]))
     assert [(s.position, s.points) for s in scores] == [(1, 6), (None, 0), (None, 0), (2, 4)]
+
+
+def test_r19_n_counts_only_the_boats_placed_on_the_lake():
+    """R19 details: "n in R19 is the number of boats that started the race: those placed on the
+    lake (a player who leaves before placing their boat is not counted)". Orange's player left
+    before placing: of the four boats of this race B (k = 2) three started, so the positions
+    score (3 − 1) × 2 and (3 − 2) × 2, not (4 − p) × 2."""
+    boats = [
+        {"color": "yellow", "finished": True, "next_buoy": 4, "moves": 18},
+        {"color": "red", "sunk": True, "damage": 4, "moves": 9},
+        {"color": "orange", "retired": Termination.RESIGN, "cell": None},
+        {"color": "purple", "finished": True, "next_buoy": 4, "moves": 21},
+    ]
+    race = finished_race(2, boats, ["yellow", "purple"])
+    assert boats_started(race.boats) == 3
+    assert [(s.position, s.points) for s in race_scores(race)] == [(1, 4), (None, 0), (None, 0), (2, 2)]
+
+
+def red_leaves_before_placing(rules_version: int = RULES_VERSION) -> SeriesGame:
+    """Four players, start player Yellow: Red leaves while race A is being placed (placing order
+    Purple, Orange, Red, Yellow; Red has not placed yet); the other three play race A out with
+    the engine's greedy player (fixed seed) and race B begins."""
+    game = SeriesGame(Series.start(scripted_courses(), COLORS[:4], start=0, rules_version=rules_version))
+    game.resign(1)
+    rng = random.Random(1)
+    player, dice = GreedyPlayer(rng), RandomDice(rng)
+    while len(game.series.races) == 1:
+        state = game.state
+        if state.phase is Phase.PLACE:
+            game.place(*player.place(state))
+        elif state.phase is Phase.DICE:
+            game.choose_dice(player.dice(state), dice)
+        else:
+            game.choose_direction(player.direction(state))
+    return game
+
+
+def test_r19_n_leaves_out_a_player_who_left_before_placing_in_a_played_race():
+    """R19 details, R18: Red leaves while race A is being placed; the other three play it out
+    (the engine's greedy player, fixed seed): Purple 1st, Orange 2nd, Yellow 3rd score
+    (3 − p) × 1 = 2, 1, 0 (three boats started it), not 3, 2, 1; race B has the three boats that
+    stay; the record replays to the same points."""
+    game = red_leaves_before_placing()
+    race_a = game.series.races[0]
+    assert race_a.boats[1].cell is None and boats_started(race_a.boats) == 3
+    scores = race_scores(race_a)
+    assert [(s.color, s.position, s.points) for s in scores] == [
+        ("yellow", 3, 0), ("red", None, 0), ("orange", 2, 1), ("purple", 1, 2)]
+    assert [b.color for b in game.series.race.boats] == ["yellow", "orange", "purple"]
+    record = json.loads(json.dumps(game.record()))
+    assert record["races"][0]["result"]["position_points"] == {s.color: s.position_points for s in scores}
+    assert verify(record).ok, verify(record).message
 
 
 def test_r19_score_variant_moves_before_the_last_finisher_and_five_per_sunk_boat():
@@ -398,6 +453,194 @@ def test_r18_the_series_ends_when_fewer_than_two_players_are_left():
     with pytest.raises(GameOver):
         series.resign(2)
     assert verify(json.loads(json.dumps(game.record()))).ok
+
+
+# Race A of the scripted series up to Yellow finishing (its 4th move); Red has sunk, Orange races on
+RACE_A_TO_YELLOWS_FINISH = "\n".join(RACE_A.strip().splitlines()[:4]) + "\nY + 3 SE"
+
+
+def test_r18_a_finished_boat_keeps_its_position_and_points_when_its_player_leaves_later_in_the_race():
+    """R18 details: "a boat that had already finished keeps its position and points (R14: what is
+    scored stands)". Yellow finishes race A first, then its player resigns while Orange is still
+    racing: Yellow keeps 1st place, with the score variant's points, and takes no part in race B;
+    the player ranks below everyone who stayed, with the points scored."""
+    game = SeriesGame(Series.start(scripted_courses(), COLORS[:3], start=0, score_variant=True))
+    run_script(game, RACE_A_TO_YELLOWS_FINISH)
+    race = game.series.race
+    assert race.boats[0].finished and race.boats[1].sunk and race.positions == (0,)
+    game.resign(0)
+    race = game.series.race
+    assert race.positions == (0,) and race.boats[0].finished and race.boats[0].retired is None
+    assert not race.over and game.series.to_move == 2  # Orange races on (two players are left)
+    run_script(game, "O -1 NE\nO = E\nO + 3 SE\nO -1 SE")  # Orange finishes in 7
+    race_a = game.series.races[0]
+    assert race_a.over and [race_a.boats[s].color for s in race_a.positions] == ["yellow", "orange"]
+    # R19, score variant: (3 − 1) × 1 + (7 − 4) moves before the last finisher + 5 for Red's sinking
+    scores = {s.color: s for s in race_scores(race_a)}
+    assert (scores["yellow"].position, scores["yellow"].position_points, scores["yellow"].variant_points) == (1, 2, 8)
+    assert (scores["orange"].position, scores["orange"].points) == (2, 1 + 0 + 5)
+    assert [b.color for b in game.series.race.boats] == ["red", "orange"]  # race B without Yellow
+    table = game.series.standings()
+    assert [(t.color, t.points, t.positions, t.left) for t in table] == [
+        ("orange", 6, (2, None), None), ("red", 0, (None, None), None),
+        ("yellow", 10, (1, None), Termination.RESIGN)]
+    record = json.loads(json.dumps(game.record()))
+    assert record["races"][0]["result"]["points"]["yellow"] == 10
+    assert verify(record).ok, verify(record).message
+
+
+def test_r18_with_fewer_than_two_players_left_the_race_ends_at_once_as_at_the_cut_off():
+    """R18 details: "With fewer than two players left the series ends: the race in play ends at
+    once, and the boats still on the lake take the positions after the finishers as at the
+    cut-off". Yellow has rolled and awaits its direction when Red and then Orange resign: the race
+    ends with the second departure, not at Yellow's next move; Yellow is ranked as at the cut-off
+    and scores (n − 1) × 1 with n = 3 boats placed; the series is over."""
+    game = SeriesGame(Series.start(scripted_courses(), COLORS[:3], start=0))
+    run_script(game, "O@-6,12 SW | R@14,12 SE | Y@-4,12 NE")
+    assert game.choose_dice(parse_choice("+"), FixedDice([1])) is None  # three directions: awaiting one
+    game.resign(1)
+    assert not game.series.over and game.state.phase is Phase.DIRECTION
+    ply = game.series.ply
+    game.resign(2)
+    series = game.series
+    assert series.over and series.race.over and series.race.pending is None
+    assert series.ply == ply + 1  # the departure is the last action: closing the race adds none
+    assert series.race.outcome.reason == "Yellow 1st (cut off); Red resigned, Orange resigned"
+    assert [(s.color, s.position, s.points) for s in race_scores(series.race)] == [
+        ("yellow", 1, 2), ("red", None, 0), ("orange", None, 0)]
+    with pytest.raises(GameOver):
+        series.choose_direction(series.race.boats[0].heading)
+    assert len(series.races) == 1 and series.winner == "yellow"
+    assert verify(json.loads(json.dumps(game.record()))).ok
+
+
+def test_r18_a_boat_not_yet_placed_takes_no_position_when_the_race_ends_during_placing():
+    """R18 details: "a seat whose boat was not yet placed (the race ended during placing) was
+    never on the lake and takes no position"; R19: n counts the boats placed. Placing order from
+    start player Yellow: Orange, Red, Yellow."""
+    # Orange placed, Red leaves before placing, Orange leaves: Yellow, never placed, stays alone
+    game = SeriesGame(Series.start(scripted_courses(), COLORS[:3], start=0))
+    run_script(game, "O@-6,12 SW")
+    game.resign(1)
+    game.resign(2)
+    series = game.series
+    assert series.over and series.race.positions == ()
+    assert [(s.position, s.points) for s in race_scores(series.race)] == [(None, 0)] * 3
+    assert series.race.outcome.reason == "no boat finished; Red resigned, Orange resigned"
+    assert [(t.color, t.place, t.points) for t in series.standings()] == [
+        ("yellow", 1, 0), ("red", 2, 0), ("orange", 2, 0)]
+    assert series.result_text() == "Yellow wins the series with 0 points (ended after race A: fewer than two players left)"
+    assert verify(json.loads(json.dumps(game.record()))).ok
+    # Orange and Red placed, Red leaves, Yellow leaves before placing: Orange, on the lake, is 1st
+    # of the n = 2 boats that started (Yellow's was never placed): (2 − 1) × 1
+    game = SeriesGame(Series.start(scripted_courses(), COLORS[:3], start=0))
+    run_script(game, "O@-6,12 SW | R@14,12 SE")
+    game.resign(1)
+    game.resign(0)
+    race = game.series.race
+    assert race.over and [race.boats[s].color for s in race.positions] == ["orange"]
+    assert boats_started(race.boats) == 2
+    assert [(s.color, s.position, s.points) for s in race_scores(race)] == [
+        ("yellow", None, 0), ("red", None, 0), ("orange", 1, 1)]
+    assert verify(json.loads(json.dumps(game.record()))).ok
+
+
+# --- rules versions: series started before R18/R19's details changed keep the old ones ------------
+
+
+def test_rules_version_1_counts_every_boat_in_r19s_n_and_replays_by_it():
+    """A series started under version 1 of R18/R19's details (before n counted only the boats
+    placed) keeps it: Red left before placing, yet n = 4 in race A, so Purple 1st, Orange 2nd,
+    Yellow 3rd score (4 − p) × 1 = 3, 2, 1, as they were scored then. The same actions under
+    version 2 give the same race and positions but 2, 1, 0 (n = 3). Each record states its
+    version and replays by it; a record stating none is read as version 1."""
+    old, new = red_leaves_before_placing(RULES_V1), red_leaves_before_placing(RULES_V2)
+    assert old.series.rules_version == RULES_V1 and new.series.rules_version == RULES_V2 == RULES_VERSION
+    assert all(r.rules.rules_version == RULES_V1 for r in old.series.races)  # race B too
+    assert all(r.rules.rules_version == RULES_V2 for r in new.series.races)
+    old_a, new_a = old.series.races[0], new.series.races[0]
+    assert old_a.positions == new_a.positions and old_a.boats == new_a.boats
+    assert old_a.rules.boats_counted(old_a.boats) == 4 and new_a.rules.boats_counted(new_a.boats) == 3
+    assert [(s.color, s.position, s.points) for s in race_scores(old_a)] == [
+        ("yellow", 3, 1), ("red", None, 0), ("orange", 2, 2), ("purple", 1, 3)]
+    assert [(s.color, s.position, s.points) for s in race_scores(new_a)] == [
+        ("yellow", 3, 0), ("red", None, 0), ("orange", 2, 1), ("purple", 1, 2)]
+    record = json.loads(json.dumps(old.record()))
+    assert record["series"]["rules_version"] == 1
+    assert record["races"][0]["result"]["points"] == {"yellow": 1, "red": 0, "orange": 2, "purple": 3}
+    assert verify(record).ok, verify(record).message
+    del record["series"]["rules_version"]  # as written before there were versions
+    assert verify(record).ok, verify(record).message
+    newer = json.loads(json.dumps(new.record()))
+    assert newer["series"]["rules_version"] == 2 and verify(newer).ok
+    # the version is what the replay follows: each record read by the other version differs
+    record["series"]["rules_version"] = 2
+    assert verify(record).message.startswith("race A result: recorded")
+    del newer["series"]["rules_version"]
+    assert verify(newer).message.startswith("race A result: recorded")
+
+
+def test_rules_version_1_ranks_a_boat_not_yet_placed_when_the_race_ends_during_placing():
+    """Version 1 (as before the change): a race that ends because fewer than two players are
+    left ranks every boat still in it as at the cut-off, placed or not, and n is every boat of
+    the race. Orange placed, Red and Orange leave: Yellow, never placed, is 1st of 3 and scores
+    (3 − 1) × 1 = 2 (version 2: no position, 0). Orange and Red placed, Red and Yellow leave:
+    Orange is 1st of 3, 2 points (version 2: of the 2 placed, 1 point)."""
+    game = SeriesGame(Series.start(scripted_courses(), COLORS[:3], start=0, rules_version=RULES_V1))
+    run_script(game, "O@-6,12 SW")
+    game.resign(1)
+    game.resign(2)
+    series = game.series
+    assert series.over and series.race.outcome.reason == "Yellow 1st (cut off); Red resigned, Orange resigned"
+    assert [(s.color, s.position, s.points) for s in race_scores(series.race)] == [
+        ("yellow", 1, 2), ("red", None, 0), ("orange", None, 0)]
+    assert series.result_text() == "Yellow wins the series with 2 points (ended after race A: fewer than two players left)"
+    record = json.loads(json.dumps(game.record()))
+    assert record["series"]["rules_version"] == 1 and verify(record).ok
+    game = SeriesGame(Series.start(scripted_courses(), COLORS[:3], start=0, rules_version=RULES_V1))
+    run_script(game, "O@-6,12 SW | R@14,12 SE")
+    game.resign(1)
+    game.resign(0)
+    race = game.series.race
+    assert race.over and [race.boats[s].color for s in race.positions] == ["orange"]
+    assert [(s.color, s.position, s.points) for s in race_scores(race)] == [
+        ("yellow", None, 0), ("red", None, 0), ("orange", 1, 2)]
+    assert verify(json.loads(json.dumps(game.record()))).ok
+
+
+RECORDS_BEFORE_VERSIONS = Path(__file__).with_name("series_records_before_rules_versions.json")
+
+
+@pytest.mark.parametrize("name", ["left-before-placing", "ended-during-placing"])
+def test_series_records_written_before_rules_versions_verify_as_version_1(name):
+    """Two records exported by the engine before R18/R19's details changed (commit e0948c6, the
+    file's ``meta.written_by``): Red left before placing and the others played race A out
+    (:func:`red_leaves_before_placing`, n = 4 then), and race A ended during placing with Yellow
+    never placed (ranked 1st then). They state no rules version, so they replay by version 1
+    and verify again; by version 2 they would not (their points were scored by version 1).
+
+    Written with ``git archive e0948c6 games/engine tests/engine`` unpacked apart, by the
+    scenarios of this module's rules-version tests and ``json.dumps(game.record())``."""
+    record = json.loads(RECORDS_BEFORE_VERSIONS.read_text())[name]
+    assert "rules_version" not in record["series"] and record["meta"] == {"written_by": "engine at e0948c6"}
+    result = verify(record)
+    assert result.ok, result.message
+    assert result.series is not None and result.series.rules_version == RULES_V1
+    points = {"left-before-placing": {"yellow": 1, "red": 0, "orange": 2, "purple": 3},
+              "ended-during-placing": {"yellow": 2, "red": 0, "orange": 0}}[name]
+    assert record["races"][0]["result"]["points"] == points
+    record["series"]["rules_version"] = RULES_V2
+    assert not verify(record).ok
+
+
+@pytest.mark.parametrize("version", [0, 3, "1", True, None])
+def test_an_unknown_rules_version_is_refused(version):
+    with pytest.raises(ValueError, match="rules version"):
+        Series.start(scripted_courses(), 3, 0, rules_version=version)  # type: ignore[arg-type]
+    record = json.loads(json.dumps(SeriesGame(Series.start(scripted_courses(), 3, 0)).record()))
+    record["series"]["rules_version"] = version
+    result = verify(record)
+    assert not result.ok and result.message.startswith("cannot set up the series") and "rules" in result.message
 
 
 def test_only_the_player_to_move_loses_on_time_in_a_series():

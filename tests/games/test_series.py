@@ -6,6 +6,7 @@ import random
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.core.management import call_command
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -17,6 +18,7 @@ from games.engine.record import verify_series
 from games.errors import Conflict, GameIsOver, IllegalMoveError, NotAPlayer, NotYourTurn, ServiceError, StalePly
 from games.models_series import SeriesAction, SeriesGame, SeriesRating, SeriesRatingChange
 from games.ratings_series import pair_score
+from games.tasks import sweep_clocks
 
 from .factories import make_user
 from .series_play import engine_now, play
@@ -220,6 +222,73 @@ def test_a_player_who_resigns_leaves_and_the_others_play_on():
     assert svc.verify(series) is None
 
 
+@PLAYED
+def test_a_player_who_leaves_before_placing_is_not_counted_in_n_and_the_stored_series_is_its_replay():
+    """R19 details: n is the number of boats placed in the race. The first player to place
+    resigns before placing; the other three play race A out through the services: its positions
+    score (3 − p) × 1, the stored points are the replay's, and verify_series finds no difference."""
+    from games.engine import race_scores
+
+    series = started(four())
+    first = series.seats.get(index=series.to_move)
+    svc.series_resign(user=first.user, series_id=series.pk)
+    series = play(series.pk, stop=lambda s: len(s.races) > 1)
+    series, seats, engine = engine_now(series.pk)
+    race_a = engine.races[0]
+    scores = {s.color: s for s in race_scores(race_a)}
+    assert scores[first.color].position is None and scores[first.color].points == 0
+    placed = sorted((s.position, s.points) for s in scores.values() if s.position is not None)
+    assert placed == [(p, 3 - p) for p in range(1, len(placed) + 1)] and len(placed) >= 2
+    assert {s.color: s.points for s in seats} == {c: s.points for c, s in scores.items()}
+    assert svc.verify(series) is None
+    call_command("verify_series")
+
+
+@PLAYED
+def test_a_series_of_rules_version_1_replays_and_verifies_with_the_points_scored_then():
+    """Rules versions (docs/series.md): a series created before R18/R19's details changed keeps
+    version 1 (the migration gave it 1; here its row says so before it starts). The scenario of
+    the test above (same lot, seed and players): the first player to place resigns before
+    placing, the other three play race A out. By version 1 n is all four boats, so the positions
+    score (4 − p) × 1; the stored points are that replay's, verify_series and the exported record
+    (series.rules_version 1) agree. The same history replayed by version 2 gives the same
+    positions and (3 − p) × 1, so the row's version is what keeps the stored series verifiable."""
+    from games.engine import RULES_VERSION, race_scores
+    from games.engine.record import verify as verify_record
+
+    users = four()
+    series = svc.series_create(user=users[0], seats=4)
+    assert series.rules_version == RULES_VERSION == 2  # a new series takes the newest version
+    SeriesGame.objects.filter(pk=series.pk).update(rules_version=1)
+    for user in users[1:-1]:
+        svc.series_join(user=user, series_id=series.pk)
+    svc.series_join(user=users[-1], series_id=series.pk, rng=random.Random(16))
+    series.refresh_from_db()
+    first = series.seats.get(index=series.to_move)
+    svc.series_resign(user=first.user, series_id=series.pk)
+    series = play(series.pk, stop=lambda s: len(s.races) > 1)
+    series, seats, engine = engine_now(series.pk)
+    assert series.rules_version == 1 and engine.rules_version == 1
+    race_a = engine.races[0]
+    scores = {s.color: s for s in race_scores(race_a)}
+    assert scores[first.color].position is None and scores[first.color].points == 0
+    placed = sorted((s.position, s.points) for s in scores.values() if s.position is not None)
+    assert placed == [(p, 4 - p) for p in range(1, len(placed) + 1)] and len(placed) >= 2
+    assert {s.color: s.points for s in seats} == {c: s.points for c, s in scores.items()}
+    assert svc.verify(series) is None
+    call_command("verify_series")
+    record = svc.engine_of(series, seats).record()
+    assert record["series"]["rules_version"] == 1 and verify_record(record).ok
+    # by version 2 the same history gives other points: the stored state would not be its replay
+    series.rules_version = 2
+    svc._CACHE.clear()
+    newer = svc.replay(series, seats).series.races[0]
+    assert newer.positions == race_a.positions
+    assert sorted((s.position, s.points) for s in race_scores(newer) if s.position is not None) == [
+        (p, 3 - p) for p in range(1, len(placed) + 1)]
+    assert "the replay gives" in (svc.verify(series) or "")
+
+
 def test_the_clock_sweep_times_out_the_player_to_move(eager):
     from games.tasks_series import sweep_series_clocks
 
@@ -354,6 +423,10 @@ def test_emails_your_turn_and_series_over(eager, mailoutbox, django_capture_on_c
     with django_capture_on_commit_callbacks(execute=True):
         series = started(users)
     mover = series.seats.get(index=series.to_move).user
+    assert mailoutbox == [], "the your-turn email is held back (tests/games/test_series_email.py)"
+    with time_machine.travel(timezone.now() + timedelta(seconds=125), tick=False), \
+            django_capture_on_commit_callbacks(execute=True):
+        sweep_clocks()
     assert [(m.to, m.subject) for m in mailoutbox] == [([mover.email], f"Your turn in series {series.pk} (race A)")]
     assert f"http://127.0.0.1:8000/series/{series.pk}/" in mailoutbox[0].body
     with django_capture_on_commit_callbacks(execute=True):
@@ -361,8 +434,10 @@ def test_emails_your_turn_and_series_over(eager, mailoutbox, django_capture_on_c
         svc.series_resign(user=users[1], series_id=series.pk)
     over = [m for m in mailoutbox if "is over" in m.subject]
     assert sorted(m.to[0] for m in over) == sorted(u.email for u in users)
-    # R18: the race ends where it stands, Orange ranked first of three as at the cut-off: (3 − 1) × 1
-    assert over[0].subject == (f"Series {series.pk} is over: Orange wins the series with 2 points "
+    # R18: the race ends where it stands, during placing: Orange, the only player left, was never
+    # placed on the lake and takes no position (R18 details), n counts no boat (R19): 0 points,
+    # and Orange wins, ranked above the two who left
+    assert over[0].subject == (f"Series {series.pk} is over: Orange wins the series with 0 points "
                                "(ended after race A: fewer than two players left)")
     assert "cid (Orange)" in over[0].body  # the colour by its name in the recipient's language
 
@@ -427,7 +502,8 @@ def test_bots_left_alone_play_the_series_to_its_end_without_recursing(eager):
 
 def test_reads_of_a_series_take_a_fixed_number_of_queries(django_assert_max_num_queries):
     """The API GET: the series, its seats, its actions (the replay is kept per process), however
-    long the history; the page adds the session and the user."""
+    long the history; the page adds the session, the user and the players' series ratings
+    (shown beside their names, issue 23)."""
     users = four()
     series = started(users)
     series = play(series.pk, stop=lambda s: s.race.phase is Phase.DICE and min(b.moves for b in s.race.boats) >= 2)
@@ -443,5 +519,5 @@ def test_reads_of_a_series_take_a_fixed_number_of_queries(django_assert_max_num_
     # (games.board.static_layers; tests/games/test_query_budgets.py counts it); this process
     # keeps them after that
     assert page.get(f"/series/{series.pk}/").status_code == 200
-    with django_assert_max_num_queries(5):
+    with django_assert_max_num_queries(6):
         assert page.get(f"/series/{series.pk}/").status_code == 200
