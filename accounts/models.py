@@ -58,11 +58,24 @@ class User(AbstractUser):
         _("email \"your turn\" in bot games"), default=False,
         help_text=_("also email \"your turn\" in games against the house bots"),
     )
+    bot_hints = models.BooleanField(
+        _("the strong bot's advice"), default=False,
+        help_text=_("in casual games against the house bots, show what the strong bot would do"),
+    )
+    guide_done = models.BooleanField(
+        default=False, help_text="the player dismissed the first game's hints (games/guide: a new account's game "
+                                 "against a house bot)",
+    )
     email_mode = models.CharField(max_length=6, choices=EmailMode.choices, default=EmailMode.EACH)
     digest_hour = models.PositiveSmallIntegerField(default=8, help_text=_("local hour (0–23) of the daily digest"))
     reminder_hours = models.PositiveSmallIntegerField(default=24, help_text=_("remind me when this many hours are left"))
     last_digest_on = models.DateField(null=True, blank=True, help_text="local date of the last digest")
     vacation_days_per_year = models.PositiveSmallIntegerField(default=14)
+    unsubscribe_version = models.PositiveIntegerField(
+        default=0,
+        help_text="signed into every unsubscribe link (games.notifications): a link that makes a change raises "
+                  "it, so that link and every one sent before it stop working",
+    )
     vacation_until = models.DateTimeField(
         null=True, blank=True,
         help_text="the end of the player's latest vacation (its planned end, or when it was ended early): a clock "

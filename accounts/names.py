@@ -23,6 +23,7 @@ import re
 import unicodedata
 from functools import cache
 
+from django.contrib.auth import get_user_model  # the model module imports these validators: no import back
 from django.core.exceptions import ValidationError
 from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy
@@ -33,7 +34,8 @@ USERNAME_HELP = lazy(lambda: gettext(
     "%(min)d to %(max)d characters: letters, digits and @ . + - _ only; "
     "a name that looks like one already taken is refused.") % {"min": USERNAME_MIN_LENGTH, "max": USERNAME_MAX_LENGTH},
     str)()
-_USERNAME_CHARACTERS = re.compile(r"[\w.@+-]+\Z")
+USERNAME_CHARACTERS = r"[\w.@+-]"  # one character of a username (the API's schema states it as a pattern)
+_USERNAME_CHARACTERS = re.compile(USERNAME_CHARACTERS + r"+\Z")
 
 
 @cache
@@ -111,11 +113,9 @@ def validate_username_available(value: str) -> None:
     An account keeping its own exact name is not a clash, so this can sit on the model
     field; it does not know which account is being edited, so an account changing only the
     case of its own name is refused too (an admin renames through another name)."""
-    from .models import User
-
     if control_characters(value):
         return  # refused by validate_username; never sent to the database
-    other = User.objects.filter(name_key=name_key(value)).exclude(username=value).values_list("username", flat=True).first()
+    other = get_user_model().objects.filter(name_key=name_key(value)).exclude(username=value).values_list("username", flat=True).first()
     if other is not None:
         raise ValidationError(
             gettext_lazy("This name is too like the existing name %(other)s (case and letters that look alike count "
@@ -128,10 +128,8 @@ def validate_username_available(value: str) -> None:
 def validate_new_username(value: str) -> None:
     """Everything a new account's name must pass: form, then free (exactly and by look).
     Checks the name as it will be stored (``create_user`` applies NFKC)."""
-    from .models import User
-
     value = unicodedata.normalize("NFKC", value)
     validate_username(value)
-    if User.objects.filter(username=value).exists():
+    if get_user_model().objects.filter(username=value).exists():
         raise ValidationError(gettext_lazy("This name is taken."), code="taken")
     validate_username_available(value)

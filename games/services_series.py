@@ -51,7 +51,7 @@ from games.engine.notation import format_end, format_move, format_placement, for
 from games.engine.record import choice_from_json, choice_json, move_json
 from games.engine.rules import Placement
 
-from . import clock, notifications
+from . import clock, live, notifications
 from .errors import (
     Conflict,
     GameIsOver,
@@ -64,11 +64,11 @@ from .errors import (
     TimeOver,
     engine_step,
 )
-from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide
+from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide, LiveEvent
 from .models_series import MAX_SEATS, MIN_SEATS, MIN_TO_START, SeriesAction, SeriesGame, SeriesSeat
 from .payloads import option_json
-from .reasons import reason_text
-from .signals_series import series_bot_to_move, series_changed
+from .reasons import result_of
+from .signals_series import series_bot_to_move
 from .state import course_by_key, course_data, stored_course
 
 # --- the replay ---------------------------------------------------------------------------------
@@ -101,7 +101,8 @@ def new_engine(series: SeriesGame, seats: Sequence[SeriesSeat]) -> EngineSeries:
     courses = tuple(course_by_key(k) for k in series.course_keys)
     colors = [s.color for s in playing]
     assert series.first_start is not None
-    start = Series.start(courses, colors, series.first_start, series.score_variant)
+    start = Series.start(courses, colors, series.first_start, series.score_variant,
+                         rules_version=series.rules_version)
     return EngineSeries(start, players={s.color: s.user.username for s in playing})
 
 
@@ -173,8 +174,8 @@ def series_create(*, user: Any, seats: int = 4, days_per_move: int = 3, grace_da
         created_by=user, seats_wanted=seats, days_per_move=days_per_move, grace_days=grace_days,
         lake_side=lake_side, rated=rated, score_variant=score_variant,
     )
-    SeriesSeat.objects.create(series=series, user=user)
-    _changed(series, "open", seats=1)
+    seat = SeriesSeat.objects.create(series=series, user=user)
+    _changed(series, "open", [seat], taken=1)
     return series
 
 
@@ -196,17 +197,22 @@ def seats_revision(series: SeriesGame) -> int:
     return int(series.updated_at.timestamp() * 1_000_000)
 
 
-def _changed(series: SeriesGame, action: str, seats: int | None = None) -> None:
-    """Tell the series page and the series lobby after the commit (games/receivers.py: one
-    INSERT into the live event log, docs/live.md). ``seats``: how many are taken (a change
-    before the start, which moves ``updated_at`` on: the event carries the seats' revision)."""
-    series_id, ply = series.pk, series.ply
-    rev = None
-    if seats is not None:
+def _changed(series: SeriesGame, action: str, seats: Sequence[SeriesSeat], taken: int | None = None,
+             turn_passed: bool = False) -> None:
+    """The live event of a series action, written in the action's transaction (docs/live.md): it
+    exists exactly when the action does. It names the players concerned (``users``: every seat's
+    player), and in play the player to move (``to_move``) and whether the turn passed to them
+    (the API's user stream tells them ``yourTurn``). ``taken``: before the start, how many seats
+    are taken (a change that moves ``updated_at`` on: the event carries the seats' revision)."""
+    data: dict[str, Any] = {"action": action, "ply": series.ply}
+    if taken is not None:
         series.save(update_fields=["status", "updated_at"])  # (a cancel: the new status)
-        rev = seats_revision(series)
-    transaction.on_commit(lambda: series_changed.send(sender=SeriesGame, series_id=series_id, action=action, ply=ply,
-                                                      seats=seats, rev=rev))
+        data.update(seats=taken, rev=seats_revision(series))
+    data["users"] = sorted({seat.user_id for seat in seats})
+    if series.status == SeriesGame.Status.ACTIVE and series.to_move is not None:
+        data["to_move"] = playing_seats(seats)[series.to_move].user_id
+        data["turn_passed"] = turn_passed
+    live.write(live.new_event(kind=LiveEvent.Kind.SERIES, series_id=series.pk, **data))
 
 
 def _seats_changed(series: SeriesGame, seats: list[SeriesSeat], rng: random.Random | None) -> None:
@@ -214,7 +220,7 @@ def _seats_changed(series: SeriesGame, seats: list[SeriesSeat], rng: random.Rand
     if len(seats) >= series.seats_wanted:
         _start(series, seats, timezone.now(), rng)
     else:
-        _changed(series, "seats", seats=len(seats))
+        _changed(series, "seats", seats, taken=len(seats))
 
 
 def _locked(series_id: int) -> tuple[SeriesGame, list[SeriesSeat]]:
@@ -274,7 +280,8 @@ def series_leave(*, user: Any, series_id: int) -> SeriesGame:
     if series.created_by_id == user.pk:
         raise Conflict(_("the creator cancels the series instead of leaving it"), "series")
     mine.delete()
-    _changed(series, "seats", seats=len(seats) - 1)
+    rest = [s for s in seats if s is not mine]
+    _changed(series, "seats", rest, taken=len(rest))
     return series
 
 
@@ -284,7 +291,7 @@ def series_cancel(*, user: Any, series_id: int) -> SeriesGame:
     if series.created_by_id != user.pk:
         raise NotAPlayer(_("only the player who opened a series can cancel it"), "series")
     series.status = SeriesGame.Status.CANCELLED
-    _changed(series, "cancel", seats=len(_seats))
+    _changed(series, "cancel", _seats, taken=len(_seats))
     return series
 
 
@@ -324,7 +331,7 @@ def _start(series: SeriesGame, seats: list[SeriesSeat], now: datetime, rng: rand
     series.save()
     transaction.on_commit(lambda: _cache_put(series, game))
     _your_turn(series, seats)
-    _changed(series, "start")
+    _changed(series, "start", seats, turn_passed=True)
 
 
 # --- the stored state and the clock ------------------------------------------------------------
@@ -345,6 +352,7 @@ def _store(series: SeriesGame, seats: Sequence[SeriesSeat], game: EngineSeries) 
     if s.over:
         series.status, series.phase, series.to_move = SeriesGame.Status.FINISHED, SeriesGame.Phase.OVER, None
         series.result_reason = s.result_text()[:200]
+        series.result_code, series.result_params = s.result()
         winner = s.winner
         series.winner = playing[s.seat_of(winner)].user if winner else None
     else:
@@ -402,11 +410,19 @@ class Decision:
 Decide = Callable[[SeriesGame, SeriesSeat, EngineSeries, datetime], Decision]
 
 
+SEAT_COLUMNS = ("points", "place", "left", "grace_seconds")  # what an action may change of a seat
+
+
+def _seat_columns(seat: SeriesSeat) -> tuple[Any, ...]:
+    return tuple(getattr(seat, name) for name in SEAT_COLUMNS)
+
+
 def _record(series: SeriesGame, seats: list[SeriesSeat], game: EngineSeries, decision: Decision,
             now: datetime) -> dict[str, Any]:
     """Append the row, store the new state, move the clocks on, record the emails; finish the
     series if it is over."""
     had_turn = series.to_move
+    kept = {seat.pk: _seat_columns(seat) for seat in seats}
     decision.row.save()
     _store(series, seats, game)
     finished = series.status == SeriesGame.Status.FINISHED
@@ -420,14 +436,15 @@ def _record(series: SeriesGame, seats: list[SeriesSeat], game: EngineSeries, dec
     _set_deadlines(series, seats)
     _bot_turn(series, seats)
     series.save()
-    for seat in playing_seats(seats):
-        seat.save(update_fields=["points", "place", "left", "grace_seconds"])
+    for seat in playing_seats(seats):  # only the seats the action changed: most change none
+        if _seat_columns(seat) != kept.get(seat.pk):
+            seat.save(update_fields=list(SEAT_COLUMNS))
     if finished:
         _finish(series, seats, game)
     elif turn_passed:
         _your_turn(series, seats)
     transaction.on_commit(lambda: _cache_put(series, game))
-    _changed(series, "finish" if finished else "move")
+    _changed(series, "finish" if finished else "move", seats, turn_passed=turn_passed)
     answer = dict(decision.answer)
     answer.update(series=series.pk, ply=series.ply, race="ABC"[series.race], phase=series.phase,
                   status=series.status, to_move=None if series.to_move is None else
@@ -458,10 +475,9 @@ def _bot_turn(series: SeriesGame, seats: Sequence[SeriesSeat]) -> None:
 
 
 def _your_turn(series: SeriesGame, seats: Sequence[SeriesSeat]) -> None:
-    if series.to_move is None:
-        return
-    user = playing_seats(seats)[series.to_move].user
-    notifications.record([(user, "series_turn", f"series:{series.pk}:ply:{series.ply}", {"series": series.pk})])
+    """The player to move is emailed as in two-player games: held, dropped when seen live or acted."""
+    notifications.record(notifications.series_your_turn(series, playing_seats(seats)),
+                         hold=notifications.your_turn_hold())
 
 
 def _time_out_decision(series: SeriesGame, seats: Sequence[SeriesSeat], game: EngineSeries,
@@ -489,7 +505,7 @@ def _play(*, user: Any, series_id: int, ply: int | None, decide: Decide, any_tur
             if series.status == SeriesGame.Status.OPEN:
                 raise Conflict(_("the series has not started yet"), "series")
             if series.status != SeriesGame.Status.ACTIVE:
-                raise GameIsOver(_("the series is over: %s") % reason_text(series.result_reason), "series")
+                raise GameIsOver(_("the series is over: %s") % result_of(series), "series")
             mine_index = mine.index
             if mine.left:
                 raise GameIsOver(_("you have left this series"), "series", "R18")
@@ -664,7 +680,8 @@ def verify(series: SeriesGame) -> str | None:
             if list(dice.roll(len(action.data["rolled"]))) != action.data["rolled"]:
                 return f"ply {action.ply}: the roll is not the seed's"
     copy = SeriesGame(pk=series.pk, status=series.status)
-    stored = {f: getattr(series, f) for f in ("ply", "race", "phase", "to_move", "status", "result_reason")}
+    stored = {f: getattr(series, f) for f in ("ply", "race", "phase", "to_move", "status", "result_reason",
+                                              "result_code", "result_params")}
     copy_seats = [SeriesSeat(index=s.index, color=s.color, user=s.user) for s in seats]
     copy.status = SeriesGame.Status.ACTIVE
     _store(copy, copy_seats, game)

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-import json
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
+from types import SimpleNamespace
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.contrib.auth.models import AnonymousUser
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
@@ -21,11 +26,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.services import user_set_email_mode
 from games.engine import DIRECTION_NAMES, Phase
-from games.engine.hexgrid import left, right
+from powerboats_site.strict import digits
 
 from . import services
+from .advice import advice, advice_words, guided, opponent_is_house_bot
 from .board import UNREAD, BoatView, OptionView, Stored, Unread, board_style, board_svg, drawing_version
 from .bots import house_bots, play_house_bot
 from .errors import ServiceError
@@ -42,12 +47,13 @@ from .forms import (
 )
 from .models import COLORS, Game, Move
 from .movetext import long_forms
-from .notifications import BadToken, user_from_token
-from .payloads import dice_options, shown_rows
+from .notifications import BadToken, unsubscribe_link_use, unsubscribe_token, user_from_token
+from .payloads import shown_rows
 from .ratings import display as rating_display
 from .rules_examples import examples, legend
 from .selectors import game_to_show, games_of, history, open_challenges, ratings_of
 from .state import course_of, record_of, state_of
+from .turn_forms import turn_context
 
 User = get_user_model()
 
@@ -84,10 +90,18 @@ def health(request: HttpRequest) -> JsonResponse:
 
 
 def signup(request: HttpRequest) -> HttpResponse:
+    """Sign up and log in. From the home page's "Play the computer now" (``?then=bot``, kept in
+    the form's URL) the new player lands back on that button, signed in now, one click from the
+    game; otherwise in the lobby."""
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="accounts.backends.PlayerBackend")
+        if request.GET.get("then") == "bot":
+            messages.success(request, _("Welcome, %(name)s! Your game against the computer is one click away: "
+                                        "press “Play the computer now” (or choose “Easier” or “Stronger”).")
+                             % {"name": user.username})
+            return redirect(reverse("home") + "#play-bot")
         messages.success(request, _("Welcome, %(name)s! Challenge someone in the lobby.") % {"name": user.username})
         return redirect("lobby")
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
@@ -283,21 +297,13 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         "error": error,
         "direction_names": DIRECTION_NAMES,
     }
-    if your_turn and state.phase is Phase.PLACE:
-        context["place_cells"] = [(f"{q},{r}", _("start cell %(number)s") % {"number": line_index[(q, r)]})
-                                  for q, r in placeable]
-        context["headings"] = list(enumerate(DIRECTION_NAMES))
-    if your_turn and state.phase is Phase.DICE:
-        context["dice"] = dice_options(state)
-        context["dice_json"] = json.dumps(list(state.boat.dice))
-    if your_turn and state.phase is Phase.DIRECTION:
-        heading = state.boat.heading
-        turn_words = {heading: _("straight on"), left(heading): _("60° left"), right(heading): _("60° right")}
-        context["options"] = [
-            {"option": o, "name": DIRECTION_NAMES[o.direction], "turn": turn_words[o.direction]} for o in state.options()
-        ]
-        assert state.pending is not None
-        context["pending"] = state.pending
+    if your_turn and user is not None:
+        found = advice(game, user)
+        context["advice"] = advice_words(found, game, line_index) if found else None
+        context["advice_offered"] = found is not None or (not game.rated and opponent_is_house_bot(game, viewer))
+        context["guide"] = guided(game, user)
+    if your_turn:
+        context.update(turn_context(state, placeable, line_index))
     return context
 
 
@@ -326,6 +332,119 @@ def _loaded(game_id: int) -> tuple[Game, list[Any], Stored | None]:
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game, seats, drawing = _loaded(game_id)
     return render(request, "games/game.html", _game_context(request, game, seats, drawing=drawing))
+
+
+@dataclass(frozen=True)
+class Part:
+    ply: int
+    players: tuple[int, int]
+    html: str
+
+    @cached_property
+    def body(self) -> bytes:
+        return self.html.encode()
+
+
+PartKey = tuple[int, int, str, str, str]  # game, ply, replayed position (?at=), language, time zone
+
+
+class SpectatorParts:
+    """The game page's changing part as spectators see it, kept per process for each move,
+    replayed position, language and time zone: the same for every spectator (no form, no token,
+    nothing of theirs), so a crowd watching a game costs one render per move, not one per
+    spectator (static/js/live.js fetches it on every live event: through the streams' handler,
+    games.live_views.game_part, or this site's game_live). Used from the site's threads and the
+    streams' event loop: a lock."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self.parts: OrderedDict[PartKey, Part] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: PartKey) -> Part | None:
+        with self.lock:
+            return self.parts.get(key)
+
+    def put(self, key: PartKey, part: Part) -> None:
+        with self.lock:
+            self.parts[key] = part
+            while len(self.parts) > self.size:
+                self.parts.popitem(last=False)
+
+
+SPECTATOR_PARTS = SpectatorParts()
+
+
+def spectator_part(game_id: int, at: str) -> Part | None:
+    """Render the changing part of a game's page as a spectator sees it, in the active language
+    and time zone, and keep it (None: no such game)."""
+    try:
+        game, seats, drawing = _loaded(game_id)
+    except Http404:
+        return None
+    viewer = SimpleNamespace(user=AnonymousUser(), GET=QueryDict(mutable=True))
+    if at:
+        viewer.GET["at"] = at
+    context = _game_context(viewer, game, seats, drawing=drawing)  # type: ignore[arg-type]
+    part = Part(game.ply, (game.yellow_id, game.red_id), render_to_string("games/_game.html", context))
+    SPECTATOR_PARTS.put(part_key(game.pk, game.ply, at), part)
+    return part
+
+
+def part_key(game_id: int, ply: int, at: str) -> PartKey:
+    return (game_id, ply, at, translation.get_language() or "", timezone.get_current_timezone_name())
+
+
+def asked_ply(text: str) -> int | None:
+    return int(text) if digits(text) and len(text) < 10 else None
+
+
+@require_GET
+def game_live(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game page's changing part alone (templates/games/_game.html) for its player: what
+    live.js morphs into their open page on a live event (a spectator's page asks
+    games.live_views.game_part, or, under a sync server, this view, which then gives the
+    spectators' kept part)."""
+    at = request.GET.get("at", "")
+    user_id = request.user.pk if request.user.is_authenticated else None
+    asked = asked_ply(request.GET.get("ply", ""))
+    if asked is not None:
+        kept = SPECTATOR_PARTS.get(part_key(game_id, asked, at))
+        if kept is not None and user_id not in kept.players:
+            return part_response(kept.html)
+    game, seats, drawing = _loaded(game_id)
+    if game.seat_of(request.user if user_id is not None else None) is None:
+        part = spectator_part(game_id, at)
+        if part is None:
+            raise Http404("no such game")
+        return part_response(part.html)
+    context = _game_context(request, game, seats, drawing=drawing)
+    return part_response(render_to_string("games/_game.html", context, request=request))
+
+
+def part_response(html: str) -> HttpResponse:
+    response = HttpResponse(html)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def game_advice(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Turn the strong bot's advice on or off (casual games against the house bots only)."""
+    request.user.bot_hints = request.POST.get("on") == "1"
+    request.user.save(update_fields=["bot_hints"])
+    return redirect("game", game_id=game_id)
+
+
+@login_required
+@require_POST
+def guide_done(request: HttpRequest) -> HttpResponse:
+    """A new account dismisses the first game's hints."""
+    request.user.guide_done = True
+    request.user.save(update_fields=["guide_done"])
+    back = request.POST.get("next", "")
+    return redirect(back if back.startswith("/") and not back.startswith("//") else "lobby")
 
 
 @require_GET
@@ -442,21 +561,27 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     A GET changes nothing (mail scanners open links): it shows a page with the button. A POST
     unsubscribes from every email — the button, or a mail client's one-click
     ``List-Unsubscribe=One-Click`` — and a POST with ``resubscribe`` undoes it. The token is
-    signed, names its purpose and expires (``UNSUBSCRIBE_LINK_DAYS``); a forged or expired
-    one gets a page saying so (status 400) and changes nothing."""
+    signed, names its purpose, expires (``UNSUBSCRIBE_LINK_DAYS``) and works for one change: the
+    page after it offers the undo with a fresh link. A forged or expired token gets a page saying
+    so (status 400), a used one or one sent to an address the account no longer has another
+    (410); none changes anything. The token is in the path, which the logs mask
+    (powerboats_site/log_filters.py)."""
+    if request.method not in ("GET", "HEAD", "POST"):
+        return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
     try:
         user = user_from_token(token)
     except BadToken as exc:
-        return render(request, "games/unsubscribe.html", {"invalid": True, "expired": exc.expired}, status=400)
-    context: dict[str, Any] = {"user_name": user.username, "token": token}
+        context: dict[str, Any] = {"invalid": True, "reason": exc.reason, "expired": exc.expired}
+        if exc.user is not None:
+            context["current"] = exc.user.email_mode
+        return render(request, "games/unsubscribe.html", context, status=exc.status)
+    context = {"user_name": user.username}
     if request.method == "POST":
-        if request.POST.get("resubscribe"):
-            user_set_email_mode(user=user, mode=User.EmailMode.EACH)
-            context["resubscribed"] = True
-        else:
-            user_set_email_mode(user=user, mode=User.EmailMode.NONE)
-            context["unsubscribed"] = True
-    elif request.method not in ("GET", "HEAD"):
-        return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
+        resubscribe = bool(request.POST.get("resubscribe"))
+        if not unsubscribe_link_use(user=user, mode=User.EmailMode.EACH if resubscribe else User.EmailMode.NONE):
+            context = {"invalid": True, "reason": "used", "current": User.objects.get(pk=user.pk).email_mode}
+            return render(request, "games/unsubscribe.html", context, status=410)
+        context["resubscribed" if resubscribe else "unsubscribed"] = True
+        context["undo_token"] = unsubscribe_token(user)  # this link is used up: the undo gets its own
     context["current"] = user.email_mode
     return render(request, "games/unsubscribe.html", context)

@@ -15,8 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from games.engine import DIRECTION_NAMES, Phase
-from games.engine.hexgrid import left, right
+from games.engine import Phase
 
 from . import services_series
 from .board import BoatView, OptionView, board_style, board_svg
@@ -24,11 +23,12 @@ from .errors import ServiceError
 from .forms import DiceForm, DirectionForm, PlaceForm, ResignForm, posted_turn
 from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide
 from .models_series import MAX_SEATS, MIN_SEATS, SeriesGame
-from .payloads import dice_options
+from .movetext import series_long_forms
 from .payloads_series import series_detail, series_summary
-from .ratings_series import leaderboard
+from .ratings_series import display, leaderboard, shown_ratings
 from .selectors_series import open_series, series_of, series_with_seats
 from .state import course_by_key
+from .turn_forms import turn_context
 
 
 class SeriesForm(forms.Form):
@@ -49,7 +49,8 @@ def _lobby(request: HttpRequest, form: SeriesForm, status: int = 200) -> HttpRes
         "form": form,
         "open": [series_summary(s, seats, user) for s, seats in open_series()],
         "mine": [series_summary(s, seats, user) for s, seats in series_of(user)] if user else [],
-        "leaders": leaderboard(20),
+        "leaders": [{"user": r.user, "rating": display(r), "deviation": r.deviation, "series": r.series,
+                     "wins": r.wins} for r in leaderboard(20)],
     }
     return render(request, "series/lobby.html", context, status=status)
 
@@ -94,7 +95,9 @@ def series_lobby_action(request: HttpRequest, series_id: int, action: str) -> Ht
             assert call is not None
             call(user=request.user, series_id=series_id)
     except ServiceError as exc:
-        messages.error(request, exc.message)
+        # refused (a bot strength already seated, a full series, ...): the page again, saying why
+        series, seats = _loaded(series_id)
+        return render(request, "series/series.html", _context(request, series, seats, exc), status=exc.status)
     if action == "cancel":
         return redirect("series_lobby")
     return redirect("series", series_id=series_id)
@@ -107,6 +110,17 @@ def _loaded(series_id: int) -> tuple[SeriesGame, list[Any]]:
     return found
 
 
+def _with_ratings(rows: list[dict[str, Any]], seats: list[Any]) -> None:
+    """Each player's series rating as shown ('1500?' while provisional) beside their name, as a
+    two-player game shows its players' ratings; house bots have none (a series with a bot is not
+    rated)."""
+    people = {s.user.username: s.user_id for s in seats if not getattr(s.user, "is_bot", False)}
+    shown = shown_ratings(people.values())
+    for row in rows:
+        uid = people.get(row["username"])
+        row["rating"] = shown[uid] if uid is not None else None
+
+
 def _context(request: HttpRequest, series: SeriesGame, seats: list[Any], error: ServiceError | None = None
              ) -> dict[str, Any]:
     user = request.user if request.user.is_authenticated else None
@@ -115,11 +129,28 @@ def _context(request: HttpRequest, series: SeriesGame, seats: list[Any], error: 
     if series.status == SeriesGame.Status.OPEN:
         context["live_rev"] = services_series.seats_revision(series)  # its live stream (docs/live.md)
         context["detail"] = series_summary(series, seats, user)
+        _with_ratings(context["detail"]["players"], seats)
         context["is_creator"] = user is not None and series.created_by_id == user.pk
+        # each house bot plays once per series: the levels already seated are offered no more
+        seated = {s.user.bot_level for s in seats if s.user.is_bot}
+        names = {"easy": _("easy"), "normal": _("normal"), "strong": _("strong")}
+        free = [level for level in names if level not in seated]
+        context["bot_levels"] = [(level, names[level], level not in free) for level in names]
+        context["bot_default"] = "normal" if "normal" in free else (free[0] if free else None)
         return context
-    engine = services_series.engine_of(series, seats).series
+    played = services_series.engine_of(series, seats)
+    engine = played.series
     actions = list(series.actions.order_by("ply"))
     detail = series_detail(series, seats, engine, actions, user)
+    # each action in words beside its notation, read from the replay (games/movetext.py)
+    lines = [{c: i + 1 for i, c in enumerate(course_by_key(k).line)}
+             for k in series.course_keys[:len(engine.races)]]
+    long = series_long_forms(actions, played.logs, {s.index: s.color for s in seats if s.index is not None}, lines)
+    for entry, words in zip(detail["history"], long, strict=True):
+        entry["long"] = words
+    _with_ratings(detail["table"], seats)
+    for row in detail["table"]:  # "A 0 · B 1": the damage counters carried into each race, by its letter (R20)
+        row["carried_by_race"] = [("ABC"[i], n) for i, n in enumerate(row["carried_damage"]) if n is not None]
     race = engine.race
     focus = detail["your_color"]
     boats = [BoatView(b.color, b.cell if b.racing else None, b.heading, next_buoy=b.next_buoy, finished=b.finished,
@@ -146,17 +177,8 @@ def _context(request: HttpRequest, series: SeriesGame, seats: list[Any], error: 
         history=list(reversed(detail["history"][-40:])),
         you_play=focus is not None and not any(t["left"] for t in detail["table"] if t["color"] == focus),
     )
-    if your_turn and race.phase is Phase.PLACE:
-        context["place_cells"] = [(f"{q},{r}", f"{q},{r}") for q, r in placeable]
-        context["headings"] = list(enumerate(DIRECTION_NAMES))
-    if your_turn and race.phase is Phase.DICE:
-        context["dice"] = dice_options(race)
-    if your_turn and race.phase is Phase.DIRECTION:
-        heading = race.boat.heading
-        words = {heading: _("straight on"), left(heading): _("60° left"), right(heading): _("60° right")}
-        context["options"] = [{"option": o, "name": DIRECTION_NAMES[o.direction], "turn": words[o.direction]}
-                              for o in race.options()]
-        context["pending"] = race.pending
+    if your_turn:  # as the board numbers the start cells
+        context.update(turn_context(race, placeable, {c: i + 1 for i, c in enumerate(course.line)}))
     return context
 
 

@@ -159,3 +159,65 @@ def board_of(response: Any) -> bytes:
     found = re.search(rb'<svg class="board.*?</svg>', response.content, re.S)
     assert found is not None
     return found.group(0)
+
+
+SERIES_BUDGET = 7  # and one UPDATE per seat whose standing the action changed (a boat finished)
+
+
+def test_a_series_action_stays_within_its_query_budget():
+    """A series' action through the API (issue 25: a series turn gets a budget too), counted as a
+    two-player turn's is: the token, the locked series, its seats (the replay is kept by this
+    process), the action's row, the series' columns, the held email, the live event: 7 (a
+    two-player turn on PostgreSQL: 3, its writes in one statement). A seat's row is written only
+    when the action changed its standing (before: every seat, every action: 11 with four seats).
+    Actions that end a race or the series (ratings, the next race) are not part of it."""
+    import random
+
+    from games import services_series as svc
+    from games.engine import Phase
+    from games.engine.players import GreedyPlayer
+    from games.models_series import SeriesGame
+
+    from .series_play import engine_now
+
+    users = [make_user(n) for n in ("sa", "sb", "sc", "sd")]
+    series = svc.series_create(user=users[0], seats=4, rated=False)
+    for user in users[1:-1]:
+        svc.series_join(user=user, series_id=series.pk)
+    svc.series_join(user=users[-1], series_id=series.pk, rng=random.Random(16))
+    client = Client()
+    tokens = {u.pk: token(u) for u in users}
+    players: dict[int, GreedyPlayer] = {}
+    seen: dict[str, int] = {}
+    plain: dict[str, int] = {}  # the actions that changed no seat's standing: most
+    for _ in range(400):
+        row, seats, engine = engine_now(series.pk)
+        if row.status != SeriesGame.Status.ACTIVE or len(engine.races) > 1:
+            break
+        seat = svc.playing_seats(seats)[row.to_move]
+        player = players.setdefault(seat.index, GreedyPlayer(random.Random(seat.index + 1)))
+        state = engine.race
+        auth = {"HTTP_AUTHORIZATION": f"Token {tokens[seat.user_id]}"}
+        if state.phase is Phase.PLACE:
+            cell, heading = player.place(state)
+            kind, body = "place", {"ply": row.ply, "cell": list(cell), "heading": heading}
+        elif state.phase is Phase.DICE:
+            choice = player.dice(state)
+            kind, body = "roll", {"ply": row.ply, "change": choice.change.value, "remove": choice.remove,
+                                  "reroll": list(choice.reroll)}
+        else:
+            kind, body = "direction", {"ply": row.ply, "direction": player.direction(state)}
+        response, sql = counted(lambda k=kind, b=body, a=auth: client.post(f"/api/series/{series.pk}/{k}/", b,
+                                                                          "application/json", **a))
+        assert response.status_code == 200, response.json()
+        after = SeriesGame.objects.get(pk=series.pk)
+        if after.race != row.race or after.status != SeriesGame.Status.ACTIVE:
+            continue  # the race's last action
+        seats_written = sum(q.startswith('UPDATE "games_seriesseat"') for q in sql)
+        seen[kind] = max(seen.get(kind, 0), len(sql) - seats_written)
+        assert len(sql) - seats_written <= SERIES_BUDGET, f"{kind}: {len(sql)} queries\n" + "\n".join(sql)
+        assert seats_written <= len(users)
+        if seats_written == 0:
+            plain[kind] = max(plain.get(kind, 0), len(sql))
+    print("\nseries action queries (max, without the seats' rows):", seen, "; changing no seat:", plain)
+    assert set(plain) == {"place", "roll", "direction"}, plain

@@ -140,3 +140,41 @@ def test_series_page_in_chromium_desktop_and_phone(live_server, output_dir, monk
                 context.close()
         finally:
             browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_series_turn_has_the_two_player_forms_and_a_direction_tapped_on_the_board(live_server, output_dir,
+                                                                                    monkeypatch):
+    """One set of turn forms for every game (templates/games/_turn.html, games/turn_forms.py): a
+    series' direction buttons say the cells, the turn and why one is not allowed, as a two-player
+    game's do, and tapping an allowed direction's disc on the board moves (static/js/turn.js)."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    users = [make_user(n) for n in ("ann", "bob", "cid")]
+    series = svc.series_create(user=users[0], seats=3)
+    svc.series_join(user=users[1], series_id=series.pk)
+    svc.series_join(user=users[2], series_id=series.pk, rng=random.Random(16))
+    series = play(series.pk, stop=lambda s: s.race.phase is Phase.DIRECTION
+                  and sum(o.allowed for o in s.race.options()) >= 2)
+    mover = series.seats.get(index=series.to_move).user
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
+            page.goto(f"{live_server.url}/accounts/login/")
+            page.fill("#id_username", mover.username)
+            page.fill("#id_password", PASSWORD)
+            page.locator("form button[type=submit]").last.click()
+            page.wait_for_load_state()
+            page.goto(f"{live_server.url}/series/{series.pk}/")
+            buttons = page.locator("#direction-form .option-button")
+            assert buttons.count() == 3
+            assert all(re.search(r": \d+ cells?", t) for t in buttons.all_inner_texts()), buttons.all_inner_texts()
+            page.screenshot(path=str(output_dir / "series-direction-phone.png"), full_page=True)
+            with page.expect_navigation():
+                page.locator("svg.board .option.allowed").first.click()
+        finally:
+            browser.close()
+    assert SeriesGame.objects.get(pk=series.pk).ply == series.ply + 1, "the tapped direction was taken"
