@@ -21,18 +21,21 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import exceptions, generics, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.fields import empty
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from accounts.names import USERNAME_CHARACTERS, USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH
 from games.engine import DIRECTION_NAMES, Change, DiceChoice
 from powerboats_site.pagination import Pages
-from powerboats_site.schema import errors
+from powerboats_site.schema import PatternCharField, errors
 from powerboats_site.strict import StrictInput, StrictModelInput, digits
 
 from . import api_enums, services
+from .advice import advice
 from .api_serializers import ActionOut, GameDetailOut, GameRecordOut, RegisteredOut, VacationOut
 from .errors import NotFound, ServiceError
 from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide
@@ -106,6 +109,23 @@ class Flag(serializers.BooleanField):
         return data
 
 
+class AsSent:
+    """Mixed into a string field that trims surrounding whitespace: its ``max_length`` is the
+    length of the JSON string as sent, which the schema's ``maxLength`` states; trimming comes
+    after (a 101-character name of which one is a space was taken as 100)."""
+
+    max_length: int | None
+
+    def run_validation(self, data: Any = empty) -> Any:
+        if isinstance(data, str) and self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)  # type: ignore[attr-defined]
+        return super().run_validation(data)  # type: ignore[misc]
+
+
+class Text(AsSent, serializers.CharField):
+    pass
+
+
 class ChallengeIn(StrictInput):
     color = serializers.ChoiceField(choices=ColorChoice.choices, default=ColorChoice.RANDOM,
                                     help_text="the challenger's colour: yellow places first, red moves first")
@@ -115,8 +135,8 @@ class ChallengeIn(StrictInput):
                                             help_text="A, B, C, or empty for a random course (R3)")
     lake_side = serializers.ChoiceField(choices=LakeSide.choices, default=LakeSide.STANDARD, help_text="R2")
     rated = Flag(default=True)
-    opponent = serializers.CharField(required=False, allow_blank=True, default="", max_length=150,
-                                     help_text="username of the player challenged; empty: open to all")
+    opponent = Text(required=False, allow_blank=True, default="", max_length=150,
+                    help_text="username of the player challenged; empty: open to all")
 
     def validate_opponent(self, value: str) -> Any:
         if not value:
@@ -311,7 +331,8 @@ def game_etag(game: Game, user: Any) -> str:
     """A game's version as one viewer sees it: it changes with every action (the ply) and
     every other change of the game row (a vacation moves a deadline), and differs per seat."""
     seat = game.seat_of(user)
-    return f'"{game.pk}.{game.ply}.{game.updated_at.timestamp():.6f}.{"-" if seat is None else seat}"'
+    advised = "a" if getattr(user, "bot_hints", False) else ""  # the strong bot's advice, asked for or not
+    return f'"{game.pk}.{game.ply}.{game.updated_at.timestamp():.6f}.{"-" if seat is None else seat}{advised}"'
 
 
 def _if_none_match(request: Request) -> set[str]:
@@ -340,7 +361,11 @@ class GameDetail(APIView):
         if etag in _if_none_match(request):
             response = Response(status=status.HTTP_304_NOT_MODIFIED)
         else:
-            response = Response(game_detail(game, request.user, seats, moves=history(game, MOVE_LIST_COLUMNS)))
+            detail = game_detail(game, request.user, seats, moves=history(game, MOVE_LIST_COLUMNS))
+            found = advice(game, request.user)
+            if found is not None:
+                detail["advice"] = found
+            response = Response(detail)
         response["ETag"] = etag
         response["Cache-Control"] = "private, no-cache"
         return response
@@ -417,7 +442,7 @@ class MeSerializer(StrictModelInput):
     class Meta:
         model = User
         fields = ["username", "email", "is_bot", "email_mode", "digest_hour", "reminder_hours", "time_zone",
-                  "language", "bot_turn_emails", "vacation_days_per_year"]
+                  "language", "bot_turn_emails", "bot_hints", "guide_done", "vacation_days_per_year"]
         read_only_fields = ["username", "is_bot", "vacation_days_per_year"]
         extra_kwargs = {"digest_hour": {"min_value": 0, "max_value": 23},
                         "reminder_hours": {"min_value": 1, "max_value": 336}}
@@ -477,6 +502,7 @@ class MyVacation(APIView):
 
 class PlayBotIn(ChallengeIn):
     level = serializers.ChoiceField(choices=["easy", "normal", "strong"], help_text="the house bot's strength")
+    opponent = None  # type: ignore[assignment]  # the house bot is the opponent
 
 
 class PlayBot(APIView):
@@ -488,18 +514,19 @@ class PlayBot(APIView):
         from .bots import play_house_bot
 
         data = _valid(PlayBotIn, request)
-        data.pop("opponent", None)
         game = play_house_bot(user=request.user, **data)
         return Response(GameSummary(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
 class RegisterIn(StrictInput):
-    username = serializers.CharField(
-        min_length=3, max_length=30, trim_whitespace=False,
+    username = PatternCharField(
+        pattern=f"^{USERNAME_CHARACTERS}+$", min_length=USERNAME_MIN_LENGTH, max_length=USERNAME_MAX_LENGTH,
+        trim_whitespace=False,
         help_text="3 to 30 characters: letters, digits and @ . + - _; a name that looks like one already taken is refused",
     )
     email = serializers.EmailField(required=False, allow_blank=True, default="")
-    password = serializers.CharField(min_length=10, max_length=200, write_only=True)
+    # as typed, spaces too: logging in (POST /api/token/, the login page) does not trim either
+    password = serializers.CharField(min_length=10, max_length=200, write_only=True, trim_whitespace=False)
     is_bot = Flag(default=False, help_text="a BOT account, played by your program")
 
     def validate_username(self, value: str) -> str:

@@ -7,8 +7,8 @@ from .models import DAYS_PER_MOVE as _DAYS
 from .models import GRACE_DAYS as _GRACE
 
 PLAYER_COLOR = [("yellow", "yellow"), ("red", "red")]
-DAYS_PER_MOVE = [(d, f"{d} days") for d in _DAYS]
-GRACE_DAYS = [(d, f"{d} days") for d in _GRACE]
+DAYS_PER_MOVE = [(d, f"{d} day" if d == 1 else f"{d} days") for d in _DAYS]
+GRACE_DAYS = [(d, f"{d} day" if d == 1 else f"{d} days") for d in _GRACE]
 DIRECTION_NAME = [(name, name) for name in DIRECTION_NAMES]
 
 # series of the boxed game (issue 16)

@@ -152,7 +152,13 @@ class ClockOut(S):
 class FinalResultOut(S):
     winner = serializers.ChoiceField(choices=COLORS, allow_null=True)
     termination = serializers.CharField()
-    reason = serializers.CharField()
+    reason = serializers.CharField(help_text="in English")
+    code = serializers.CharField(help_text="the result as data (docs/i18n.md): finished, sank, all_sank, resigned, "
+                                           "timeout, cutoff_buoys, cutoff_damage, cutoff_draw, adjudicated_points, "
+                                           "adjudicated_buoys, adjudicated_damage, adjudicated_draw; empty for a game "
+                                           "that ended before codes were stored with a sentence of no known shape")
+    params = serializers.DictField(help_text="the code's values: color (the colour's name), damage, a and b (the "
+                                             "winner's and the other's count), buoys, points")
 
 
 class MoveLineOut(S):
@@ -173,12 +179,26 @@ class DiceChangeOut(S):
     remove = serializers.IntegerField(required=False)
 
 
+class RiskOut(S):
+    crash = serializers.FloatField(help_text="the chance that every allowed direction crashes (R9) or sinks (R12)")
+    sinks = serializers.FloatField(help_text="the chance that every allowed direction sinks the boat (R12)")
+
+
 class DiceChoiceOut(S):
     notation = serializers.CharField()
     change = serializers.ChoiceField(choices=[c.value for c in Change])
     remove = serializers.IntegerField(allow_null=True)
     reroll = ints()
     totals = serializers.DictField(child=serializers.FloatField(), help_text="total → chance")
+    risk = RiskOut(help_text="danger before the dice: what the totals of this choice force")
+
+
+class OutcomeOut(S):
+    total = serializers.IntegerField()
+    options = OptionOut(many=True, help_text="each direction as it would be after rolling this total")
+    forced = serializers.ChoiceField(choices=["crash", "sinks"], allow_null=True,
+                                     help_text="what every allowed direction does with this total (None: a safe one "
+                                               "is left)")
 
 
 class DiceOptionsOut(S):
@@ -187,6 +207,20 @@ class DiceOptionsOut(S):
     changes = DiceChangeOut(many=True)
     reroll = serializers.CharField()
     choices = DiceChoiceOut(many=True)
+    outcomes = OutcomeOut(many=True, help_text="for each total the choices can give: what each direction would do")
+
+
+class AdviceOut(S):
+    """What the strong house bot would do in the player's place (issue 24), when they asked for
+    it (``bot_hints`` in /api/me/) in a casual game against a house bot."""
+
+    phase = serializers.ChoiceField(choices=["place", "dice", "direction"])
+    cell = cell(required=False)  # place: the start cell
+    heading = serializers.IntegerField(required=False, min_value=0, max_value=5, help_text="place: the heading")
+    change = serializers.ChoiceField(choices=[c.value for c in Change], required=False, help_text="dice (R6)")
+    remove = serializers.IntegerField(required=False, allow_null=True, help_text="dice: the die to remove")
+    reroll = ints(required=False, help_text="dice: the dice to roll again")
+    direction = serializers.IntegerField(required=False, min_value=0, max_value=5, help_text="direction (R7)")
 
 
 class GameDetailOut(S):
@@ -213,6 +247,8 @@ class GameDetailOut(S):
     moves = MoveLineOut(many=True)
     placements = PlacementsOut(required=False, help_text="your turn to place (R5)")
     dice_options = DiceOptionsOut(required=False, help_text="your turn to choose dice (R6)")
+    advice = AdviceOut(required=False, help_text="the strong bot's advice, when asked for (casual games against the "
+                                                 "house bots only)")
     options = OptionOut(many=True, required=False, help_text="your turn to choose a direction (R7)")
 
 

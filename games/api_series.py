@@ -25,7 +25,7 @@ from .errors import NotFound
 from .models import LakeSide
 from .models_series import MAX_SEATS, MIN_SEATS, SeriesGame
 from .payloads_series import series_detail, series_summary
-from .ratings_series import leaderboard
+from .ratings_series import is_provisional, leaderboard
 from .selectors_series import open_series_and_mine, series_with_seats
 
 S = serializers.Serializer  # type: ignore[type-arg]
@@ -182,6 +182,8 @@ class SeriesRatingOut(S):
     username = serializers.CharField()
     rating = serializers.FloatField()
     deviation = serializers.FloatField()
+    provisional = serializers.BooleanField(help_text="while the deviation is 110 or more (shown as 1500?); the "
+                                                     "leaderboard leaves provisional ratings out")
     series = serializers.IntegerField()
     wins = serializers.IntegerField()
 
@@ -357,7 +359,8 @@ class SeriesLeaderboard(APIView):
 
     @extend_schema(responses=SeriesRatingOut(many=True),
                    summary="The multi-player leaderboard (pairwise Glicko-2 per series; apart from the two-player "
-                           "rating)")
+                           "rating): established ratings only, provisional ones (deviation 110 or more) left out")
     def get(self, request: Request) -> Response:
         return Response([{"username": r.user.username, "rating": round(r.rating, 1), "deviation": round(r.deviation, 1),
-                          "series": r.series, "wins": r.wins} for r in leaderboard()])
+                          "provisional": is_provisional(r), "series": r.series, "wins": r.wins}
+                         for r in leaderboard()])

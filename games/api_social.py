@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from accounts.names import control_characters
 from powerboats_site.pagination import Pages
-from powerboats_site.schema import errors
+from powerboats_site.schema import PatternCharField, errors
 from powerboats_site.strict import StrictInput
 
 from . import services_social
@@ -45,8 +45,9 @@ class ChatOut(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class ChatIn(StrictInput):
-    text = serializers.CharField(max_length=CHAT_MAX_LENGTH, trim_whitespace=False,
-                                 help_text=f"1 to {CHAT_MAX_LENGTH} characters, no control or invisible characters")
+    text = PatternCharField(pattern=r"\S", max_length=CHAT_MAX_LENGTH, trim_whitespace=False,
+                            help_text=f"1 to {CHAT_MAX_LENGTH} characters, not only spaces, no control or invisible "
+                                      "characters")
 
 
 class MuteIn(StrictInput):

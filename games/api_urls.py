@@ -1,7 +1,8 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import api, api_series, api_social, live_views
+from . import api, api_series, api_social
+from .live_urls import api_streams
 
 urlpatterns = [
     path("token/", api.ObtainToken.as_view(), name="api_token"),
@@ -11,8 +12,7 @@ urlpatterns = [
     path("challenges/<id:challenge_id>/decline/", api.ChallengeDecline.as_view(), name="api_challenge_decline"),
     path("games/", api.GameList.as_view(), name="api_games"),
     path("games/<id:game_id>/", api.GameDetail.as_view(), name="api_game"),
-    path("games/<id:game_id>/stream/", live_views.api_game_stream, name="api_game_stream"),
-    path("stream/events/", live_views.api_user_events, name="api_stream_events"),
+    *api_streams,
     path("games/<id:game_id>/record/", api.GameRecord.as_view(), name="api_game_record"),
     path("games/<id:game_id>/place/", api.GamePlace.as_view(), name="api_game_place"),
     path("games/<id:game_id>/roll/", api.GameRoll.as_view(), name="api_game_roll"),

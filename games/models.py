@@ -167,7 +167,11 @@ class Game(models.Model):
     )
     winner_color = models.CharField(max_length=6, blank=True)
     termination = models.CharField(max_length=12, blank=True)
-    result_reason = models.CharField(max_length=200, blank=True)
+    result_reason = models.CharField(max_length=200, blank=True, help_text="the result in English (records, logs)")
+    result_code = models.CharField(max_length=24, blank=True,
+                                   help_text="the result as data, with result_params (games.engine.rules.Outcome); "
+                                             "pages and emails say it in the reader's language")
+    result_params = models.JSONField(default=dict, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     dice_seed = models.CharField(max_length=64, help_text="secret until the game ends (docs/fair-dice.md)")
@@ -522,18 +526,21 @@ class LiveEvent(models.Model):
 
 
 class LiveSeen(models.Model):
-    """A player had a game live in front of them (its page's stream, or the API event stream
-    for ``game=None``) at ``at``; refreshed at most once a minute while connected. A held
-    your-turn email for a move made while they were there is dropped (games.notifications)."""
+    """A player had a game live in front of them (its page's stream), a series (its page's
+    stream, ``series_id``), or every game (the API event stream: neither) at ``at``; refreshed
+    at most once a minute while connected. A held your-turn email for a move made while they
+    were there is dropped (games.notifications)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
-    game_id = models.BigIntegerField(null=True, blank=True, help_text="empty: the user's event stream (all games)")
+    game_id = models.BigIntegerField(null=True, blank=True, help_text="empty: a series, or the user's event stream")
+    series_id = models.BigIntegerField(null=True, blank=True, help_text="a series' page (issue 24)")
     at = models.DateTimeField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["user", "game_id"], name="live_seen_once"),
-            models.UniqueConstraint(fields=["user"], condition=models.Q(game_id__isnull=True),
+            models.UniqueConstraint(fields=["user", "series_id"], name="live_seen_series_once"),
+            models.UniqueConstraint(fields=["user"], condition=models.Q(game_id__isnull=True, series_id__isnull=True),
                                     name="live_seen_stream_once"),
         ]
 

@@ -5,7 +5,9 @@ As for two-player games the history is the truth: ``SeriesAction`` rows are appe
 action a player (or the clock) took, keyed by the series' ply before it. The engine replays them
 (``games.services_series.replay``) into a :class:`games.engine.Series`; the columns of
 ``SeriesGame`` and ``SeriesSeat`` (phase, whose turn, race, points, places) are a cache of that
-replay, and ``manage.py verify_series`` checks that they equal it. All writes go through
+replay, and ``manage.py verify_series`` checks that they equal it. A series keeps the version of
+R18/R19's details it was created with (``SeriesGame.rules_version``), by which it is replayed;
+series created before versions existed have version 1 (migration 0016). All writes go through
 ``games.services_series``. Ratings of series are a pool of their own (``SeriesRating``), apart
 from the two-player rating (docs/ratings.md).
 """
@@ -16,6 +18,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from games.engine import RULES_VERSION
 
 from . import glicko2
 from .appendonly import AppendOnlyRows
@@ -50,6 +54,10 @@ class SeriesGame(models.Model):
     lake_side = models.CharField(max_length=8, default="standard")
     rated = models.BooleanField(default=True)
     score_variant = models.BooleanField(default=False, help_text="R19's score variant, fixed per series")
+    rules_version = models.PositiveSmallIntegerField(
+        default=RULES_VERSION,
+        help_text="the version of R18/R19's details it is played, scored and replayed by (games.engine.race), "
+                  "fixed when it is created; 1 for series created before versions existed")
 
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.OPEN, db_index=True)
     course_keys = models.JSONField(default=list, help_text="LakeCourse keys of races A, B, C (one lake)")
@@ -58,7 +66,9 @@ class SeriesGame(models.Model):
     race = models.PositiveSmallIntegerField(default=0, help_text="0-based index of the race being played")
     to_move = models.PositiveSmallIntegerField(null=True, blank=True, help_text="series seat to act")
     ply = models.PositiveIntegerField(default=0, help_text="actions so far over the whole series")
-    result_reason = models.CharField(max_length=200, blank=True)
+    result_reason = models.CharField(max_length=200, blank=True, help_text="the result in English (records, logs)")
+    result_code = models.CharField(max_length=24, blank=True, help_text="series_won or series_shared (result_params)")
+    result_params = models.JSONField(default=dict, blank=True)
     winner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
                                related_name="series_won")
 

@@ -3,7 +3,7 @@ selectors read rows, services change them, and both hand them here to be put int
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from games.engine import DIRECTION_NAMES, Change, GameState, Phase
@@ -44,8 +44,31 @@ def shown_rows(rows: Sequence[Move]) -> list[Move]:
             if row.kind != Move.Kind.ROLL or i + 1 == len(rows) or rows[i + 1].kind != Move.Kind.TURN]
 
 
+def forced(options: Sequence[Any]) -> str | None:
+    """What a total forces on the player whichever allowed direction they choose (R7): ``sinks``
+    when every allowed direction sinks the boat (R12), ``crash`` when every one crashes (R9),
+    else None (a safe direction is left)."""
+    allowed = [o for o in options if o.allowed]
+    if allowed and all(o.sinks for o in allowed):
+        return "sinks"
+    if allowed and all(o.crash for o in allowed):
+        return "crash"
+    return None
+
+
+def outcomes(state: GameState, totals: Iterable[int]) -> list[dict[str, Any]]:
+    """For each total: what each direction would do (R7–R12) and what the total forces."""
+    rows = []
+    for total in sorted(set(totals)):
+        options = state.options_for_total(total)
+        rows.append({"total": total, "options": [option_json(o) for o in options], "forced": forced(options)})
+    return rows
+
+
 def dice_options(state: GameState) -> dict[str, Any]:
-    """R6 for the player to move: what they may do with their dice, and the chance of each total."""
+    """R6 for the player to move: what they may do with their dice, the chance of each total, and
+    before the roll what each total would then allow (``outcomes``: danger before the dice) and
+    each choice's chance of a forced crash or sinking (``risk``)."""
     boat = state.boat
     first = boat.moves == 0
     changes: list[dict[str, Any]] = []
@@ -56,21 +79,28 @@ def dice_options(state: GameState) -> dict[str, Any]:
         changes.append({"change": Change.ADD.value, "label": "add one die"})
         for i, value in enumerate(boat.dice):
             changes.append({"change": Change.REMOVE.value, "remove": i, "label": f"remove die {i + 1} (showing {value})"})
+    distributions = [(c, sorted(c.distribution(boat.dice).items())) for c in state.distinct_dice_choices()]
+    rows = outcomes(state, (t for _, dist in distributions for t, _ in dist))
+    forcing = {row["total"]: row["forced"] for row in rows}
+    choices = [
+        {
+            "notation": format_choice(c),
+            "change": c.change.value,
+            "remove": c.remove,
+            "reroll": list(c.reroll),
+            "totals": {str(t): float(p) for t, p in dist},
+            "risk": {"crash": float(sum(p for t, p in dist if forcing[t] is not None)),
+                     "sinks": float(sum(p for t, p in dist if forcing[t] == "sinks"))},
+        }
+        for c, dist in distributions
+    ]
     return {
         "dice": list(boat.dice),
         "first_move": first,
         "changes": changes,
         "reroll": "any subset of the indices of the dice you keep" if boat.dice and not first else "none",
-        "choices": [
-            {
-                "notation": format_choice(c),
-                "change": c.change.value,
-                "remove": c.remove,
-                "reroll": list(c.reroll),
-                "totals": {str(t): float(p) for t, p in sorted(c.distribution(boat.dice).items())},
-            }
-            for c in state.distinct_dice_choices()
-        ],
+        "choices": choices,
+        "outcomes": rows,
     }
 
 
@@ -137,7 +167,8 @@ def game_detail(
         "pending": game.pending,
         "clock": clock.remaining(game, seats),
         "result": (
-            {"winner": game.winner_color or None, "termination": game.termination, "reason": game.result_reason}
+            {"winner": game.winner_color or None, "termination": game.termination, "reason": game.result_reason,
+             "code": game.result_code, "params": game.result_params or {}}
             if game.over
             else None
         ),

@@ -54,7 +54,7 @@ def recorded_emails_are_sent(sender: Any, ids: list[int], **kwargs: Any) -> None
 
 # --- series of the boxed game (issue 16) ------------------------------------------------------
 from . import tasks_series  # noqa: E402
-from .signals_series import series_bot_to_move, series_changed  # noqa: E402
+from .signals_series import series_bot_to_move  # noqa: E402
 
 _bot_turns = threading.local()
 
@@ -77,8 +77,8 @@ def a_house_bot_moves_in_a_series(sender: Any, series_id: int, ply: int, **kwarg
         _bot_turns.pending = None
 
 # --- live events (games/live.py, docs/live.md): one INSERT after the commit --------------------
-# (a move's event, a game's end and a new game's start are written in their own transaction:
-# games.services)
+# (a move's event, a game's end, a new game's start and every series action's event are
+# written in their own transaction: games.services, games.services_series)
 
 
 @receiver(chat_posted, dispatch_uid="live-chat")
@@ -92,12 +92,3 @@ def a_challenge_goes_live(sender: Any, challenge_id: int, status: str, created_b
                           opponent_id: int | None = None, game_id: int | None = None, **kwargs: Any) -> None:
     live.publish(kind=LiveEvent.Kind.CHALLENGE, challenge_id=challenge_id, user_a=created_by_id,
                  user_b=opponent_id, status=status, **({"game": game_id} if game_id else {}))
-
-
-@receiver(series_changed, dispatch_uid="live-series")
-def a_series_change_goes_live(sender: Any, series_id: int, action: str, ply: int, seats: int | None = None,
-                              rev: int | None = None, **kwargs: Any) -> None:
-    # no user_a/user_b: the series page and the series lobby listen (games.live.Channel), not the
-    # players' two-player pages or the API's user stream
-    live.publish(kind=LiveEvent.Kind.SERIES, series_id=series_id, action=action, ply=ply,
-                 **({"seats": seats, "rev": rev} if seats is not None else {}))

@@ -71,6 +71,7 @@ from .models import (
     Seat,
 )
 from .payloads import option_json, placement_json
+from .reasons import result_of
 from .signals import challenge_changed, challenge_made, game_finished, game_started, move_made
 from .state import (
     GAME_STATE_FIELDS,
@@ -320,7 +321,7 @@ def _check_not_over(game: Game) -> None:
     if game.over:
         if game.termination == Termination.TIMEOUT:
             raise _time_over(game)
-        raise GameIsOver(_("the game is over: %(result_reason)s") % {"result_reason": game.result_reason}, "game")
+        raise GameIsOver(_("the game is over: %(result_reason)s") % {"result_reason": result_of(game)}, "game")
 
 
 def _time_over(game: Game) -> TimeOver:

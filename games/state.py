@@ -69,8 +69,8 @@ def course_of(game: Game) -> Course:
 
 # --- stored state ---------------------------------------------------------------------------
 
-GAME_STATE_FIELDS = ("phase", "to_move", "ply", "pending", "status", "termination", "result_reason", "winner_color",
-                     "winner_id")
+GAME_STATE_FIELDS = ("phase", "to_move", "ply", "pending", "status", "termination", "result_reason", "result_code",
+                     "result_params", "winner_color", "winner_id")
 SEAT_STATE_FIELDS = ("q", "r", "heading", "dice", "damage", "next_buoy", "count", "entries", "finished", "sunk",
                      "moves", "points")
 
@@ -102,7 +102,8 @@ def outcome_of(game: Game) -> Outcome | None:
     if not game.termination:
         return None
     winner = COLORS.index(game.winner_color) if game.winner_color else None
-    return Outcome(winner, Termination(game.termination), game.result_reason)
+    return Outcome(winner, Termination(game.termination), game.result_reason, game.result_code,
+                   dict(game.result_params or {}))
 
 
 def pending_json(pending: Pending | None) -> dict[str, Any] | None:
@@ -146,6 +147,7 @@ def store_state(game: Game, seats: Sequence[Seat], state: GameState) -> None:
         game.status = Game.Status.FINISHED
         game.termination = outcome.termination.value
         game.result_reason = outcome.reason
+        game.result_code, game.result_params = outcome.code, dict(outcome.params)
         game.winner_color = COLORS[outcome.winner] if outcome.winner is not None else ""
         game.winner_id = game.player_id(outcome.winner) if outcome.winner is not None else None
 

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import live_views, views, views_series, views_social
+from . import views, views_series, views_social
+from .live_urls import page_streams
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
@@ -11,6 +12,9 @@ urlpatterns = [
     path("challenges/<id:challenge_id>/<str:action>/", views.challenge_action, name="challenge_action"),
     path("games/", views.my_games, name="my_games"),
     path("games/<id:game_id>/", views.game_page, name="game"),
+    path("games/<id:game_id>/live/", views.game_live, name="game_live"),
+    path("games/<id:game_id>/advice/", views.game_advice, name="game_advice"),
+    path("guide/done/", views.guide_done, name="guide_done"),
     path("games/<id:game_id>/board.svg", views.game_board, name="game_board"),
     path("games/<id:game_id>/record.json", views.game_record, name="game_record"),
     path("games/<id:game_id>/place/", views.place, name="game_place"),
@@ -32,11 +36,7 @@ urlpatterns = [
     path("games/<id:game_id>/rematch/", views_social.rematch, name="game_rematch"),
     path("watch/", views_social.watch, name="watch"),
     path("players/", views_social.player_search, name="player_search"),
-    path("events/game/<id:game_id>/", live_views.game_events, name="live_game"),
-    path("events/me/", live_views.my_events, name="live_me"),
-    path("events/lobby/", live_views.lobby_events, name="live_lobby"),
-    path("events/series/", live_views.series_lobby_events, name="live_series_lobby"),
-    path("events/series/<id:series_id>/", live_views.series_events, name="live_series"),
+    *page_streams,
     path("settings/", views.settings_page, name="settings"),
     path("email/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
 ]

@@ -51,7 +51,28 @@ DEFAULTS = {
 }
 
 
+class StatedPattern:
+    """A serializer field whose values a service checks against a pattern, with a message of its
+    own (``TiebreaksField``, a username, a chat line): the schema states ``pattern`` too, so
+    a client (and the fuzz stage) knows it. Mixed into a field class before the DRF class."""
+
+    def __init__(self, *args: Any, pattern: str, **kwargs: Any) -> None:
+        self.schema_pattern = pattern
+        super().__init__(*args, **kwargs)
+
+
+class PatternCharField(StatedPattern, serializers.CharField):
+    pass
+
+
 class AutoSchema(openapi.AutoSchema):  # type: ignore[misc]
+    def _map_serializer_field(self, field: Any, direction: Any, bypass_extensions: bool = False) -> Any:
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        pattern = getattr(field, "schema_pattern", None)
+        if pattern is not None and isinstance(schema, dict):
+            schema["pattern"] = pattern  # before the field's own RegexValidator, which then adds none
+        return schema
+
     def _needs_authentication(self) -> bool:
         for permission in getattr(self.view, "permission_classes", []):
             if permission is IsAuthenticated:

@@ -1,7 +1,7 @@
 """Settings, all read from the environment (documented in README.md, "Configuration").
 
 With no environment at all the site runs embedded: SQLite in ``var/``, a Celery broker
-on the filesystem in ``var/broker``, email to the console.
+in the folder ``var/broker``, email to the console.
 """
 
 from __future__ import annotations
@@ -212,12 +212,21 @@ LIVE_POLL_SECONDS = env.float("LIVE_POLL_SECONDS", default=0.2)  # each web proc
 LIVE_HEARTBEAT_SECONDS = env.float("LIVE_HEARTBEAT_SECONDS", default=15.0)  # a keep-alive line after this much silence
 LIVE_RETRY_MS = env.int("LIVE_RETRY_MS", default=1000)  # a browser reconnects after this long
 LIVE_SEEN_SECONDS = 90  # a live connection refreshes LiveSeen every minute; this much slack
+# limits of the open streams (games/live_asgi.py), counted by each web process: over one, a 429
+LIVE_STREAMS_PER_PROCESS = env.int("LIVE_STREAMS_PER_PROCESS", default=10_000)  # and never above its open-file limit
+LIVE_STREAMS_PER_CLIENT = env.int("LIVE_STREAMS_PER_CLIENT", default=16)  # a player (any session or token), or a session
+LIVE_STREAMS_PER_ADDRESS = env.int("LIVE_STREAMS_PER_ADDRESS", default=64)  # a client address (PROXY_COUNT)
+LIVE_BUSY_RETRY_SECONDS = env.int("LIVE_BUSY_RETRY_SECONDS", default=30)  # a refused client is told to wait this long
+LIVE_STREAM_SECONDS = env.float("LIVE_STREAM_SECONDS", default=1800.0)  # a stream ends after this (the client resumes)
+LIVE_SEND_TIMEOUT_SECONDS = env.float("LIVE_SEND_TIMEOUT_SECONDS", default=30.0)  # a client that reads nothing this long is dropped
+LIVE_QUEUE_EVENTS = env.int("LIVE_QUEUE_EVENTS", default=256)  # events waiting for a slow client before its stream ends
 
 # --- Celery ---------------------------------------------------------------------------
 BROKER_DIR = VAR_DIR / "broker"
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+# folder://: the embedded default, a folder in var/ (powerboats_site/broker.py, docs/broker.md)
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="folder://")
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
-if CELERY_BROKER_URL.startswith("filesystem://"):
+if CELERY_BROKER_URL.startswith(("folder://", "filesystem://")):
     for sub in ("queue", "processed", "control"):
         (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -234,8 +243,9 @@ elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # sweep) take well under a minute; one that runs longer is delivered a second time while
     # it runs, which every task survives (they lock their rows and check again).
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
-# The filesystem broker moves a message out of the queue when a worker takes it: a task
-# whose worker is killed is lost there, and the sweeps bring it back (docs/clocks.md).
+# The folder broker keeps a message a worker has taken in that worker's own folder until the
+# task is done: a task whose worker is killed goes back to the queue when another consumer (the
+# restarted worker) next looks, within seconds (docs/broker.md).
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -304,6 +314,16 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {
+        # the token of an unsubscribe link (in its path) masked wherever a request's path is logged:
+        # Django's 4xx/5xx lines and runserver's, the servers' access logs (the Procfile's uvicorn
+        # logs every request); added to those loggers as the servers set them up
+        # (powerboats_site/log_filters.py)
+        "unsubscribe_tokens": {
+            "()": "powerboats_site.log_filters.on_loggers",
+            "loggers": ["django.request", "django.server", "uvicorn.access", "gunicorn.access"],
+        },
+    },
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }

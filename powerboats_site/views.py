@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.views.decorators.http import require_GET
 
 from games.bots import house_bots
@@ -31,3 +33,33 @@ def home(request: HttpRequest) -> HttpResponse:
         # the normal bot first, with the big button; then the easy and the strong one
         context["bots"] = sorted(house_bots(), key=lambda bot: (bot.bot_level != "normal", bot.bot_level))
     return render(request, "home.html", context)
+
+
+# --- the site's icon (issue 24): drawn by bin/icons -------------------------------------------
+
+ICON_DIR = settings.BASE_DIR / "static" / "img"
+ICON_CACHE = "public, max-age=604800"  # a week: the icon seldom changes, and /favicon.ico has no version
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``, asked for by browsers (and feed readers) that do not read the page's
+    ``<link rel="icon">``: the multi-size ICO itself, not a redirect."""
+    response = HttpResponse((ICON_DIR / "favicon.ico").read_bytes(), content_type="image/x-icon")
+    response["Cache-Control"] = ICON_CACHE
+    return response
+
+
+@require_GET
+def manifest(request: HttpRequest) -> JsonResponse:
+    """The web app manifest: the name and the PNG icons a phone puts on its home screen."""
+    data = {
+        "name": "Powerboats", "short_name": "Powerboats", "start_url": "/", "display": "browser",
+        "background_color": "#f6f4ee", "theme_color": "#1d2733",
+        "icons": [{"src": static(f"img/icon-{size}.png"), "sizes": f"{size}x{size}", "type": "image/png"}
+                  for size in (192, 512)]
+        + [{"src": static("img/favicon.svg"), "sizes": "any", "type": "image/svg+xml"}],
+    }
+    response = JsonResponse(data, content_type="application/manifest+json")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

@@ -1,7 +1,9 @@
+from typing import Any
+
 from django import template
 from django.utils.translation import gettext, pgettext, pgettext_lazy
 
-from games.reasons import color_name, reason_text
+from games.reasons import color_name, result_of
 
 register = template.Library()
 
@@ -41,9 +43,10 @@ def course(value: str) -> str:
 
 
 @register.filter
-def reason(value: str) -> str:
-    """The engine's result sentence (``Game.result_reason``) in the active language."""
-    return reason_text(str(value))
+def result_words(row: Any) -> str:
+    """The result of a game or a series (its ``result_code`` and ``result_params``) in the
+    active language."""
+    return result_of(row)
 
 
 @register.filter
@@ -86,3 +89,23 @@ def series_status(value: str) -> str:
     if str(value) == SeriesGame.Status.FINISHED:
         return pgettext("series", "over")
     return str(dict(SeriesGame.Status.choices).get(str(value), value))
+
+
+_TURNS = {"left": 0, "straight": 1, "right": 2}
+
+
+@register.filter
+def by_turn(options: list[dict[str, object]]) -> list[dict[str, object]]:
+    """A total's three directions as the table shows them: 60° left, straight on, 60° right."""
+    return sorted(options, key=lambda o: _TURNS.get(str(o.get("turn")), 3))
+
+
+@register.filter
+def outcome_kind(option: dict[str, object]) -> str:
+    """The class of a direction's outcome in the danger table: what a glance must tell."""
+    if not option.get("allowed"):
+        return "barred"
+    for kind in ("sinks", "crash", "finishes"):
+        if option.get(kind):
+            return kind
+    return "buoy" if option.get("rounded") else "safe"
