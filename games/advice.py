@@ -12,8 +12,8 @@ from typing import Any
 from games.engine import Phase
 from games.engine.hexgrid import left, right
 
+from .house import is_house_bot
 from .models import Game
-from .services import is_house_bot
 from .state import state_of
 
 

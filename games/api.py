@@ -34,7 +34,7 @@ from powerboats_site.pagination import Pages
 from powerboats_site.schema import PatternCharField, errors
 from powerboats_site.strict import StrictInput, StrictModelInput, digits
 
-from . import api_enums, services
+from . import api_enums, services, vacations
 from .advice import advice
 from .api_serializers import ActionOut, GameDetailOut, GameRecordOut, RegisteredOut, VacationOut
 from .errors import NotFound, ServiceError
@@ -457,11 +457,11 @@ class MeOut(MeSerializer):
 
 
 def _me(user: Any) -> dict[str, Any]:
-    vacation = services.active_vacation(user)
+    vacation = vacations.active_vacation(user)
     return {
         **MeSerializer(user).data,
         "vacation": {"started_at": vacation.started_at, "until": vacation.planned_end} if vacation else None,
-        "vacation_days_left": round(services.vacation_days_left(user).total_seconds() / 86400, 2),
+        "vacation_days_left": round(vacations.vacation_days_left(user).total_seconds() / 86400, 2),
     }
 
 
@@ -487,13 +487,13 @@ class MyVacation(APIView):
                    summary="Start a vacation: your clocks stop (days: default all left this year)")
     def post(self, request: Request) -> Response:
         data = _valid(VacationIn, request)
-        services.vacation_start(user=request.user, days=data.get("days"))
+        vacations.vacation_start(user=request.user, days=data.get("days"))
         return Response(_me(request.user), status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: MeOut, **errors(409, e409="you are not on vacation")},
                    summary="End your vacation now")
     def delete(self, request: Request) -> Response:
-        services.vacation_end(user=request.user)
+        vacations.vacation_end(user=request.user)
         return Response(_me(request.user))
 
 

@@ -7,12 +7,17 @@ deadline is the moment the time for the move and the whole grace bank would be u
 the timeout sweep ends games past it. Vacations planned ahead are known (a vacation has a
 planned end), so every deadline is an exact moment, recomputed when a vacation starts or
 ends early.
+
+One clock for every game: :func:`run` sets the deadlines of the player to move and
+:func:`charge` takes their overtime from their grace bank, for a two-player game (the functions
+below them, by ``Game.to_move``) and a series (games.services_series, by its playing seats) alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
+from typing import Any, Protocol
 
 from django.utils import timezone
 
@@ -75,8 +80,62 @@ def moment_when_used(start: datetime, budget: timedelta, pauses: Sequence[Interv
     return t + left
 
 
-def per_move(game: Game) -> timedelta:
+class Clocked(Protocol):
+    """What a clock runs on: a game of any kind (``Game``, ``SeriesGame``), the turn's start,
+    the time for a move, whether vacations stop it, and the deadlines it sets."""
+
+    turn_started_at: Any
+    days_per_move: int
+    vacation_allowed: bool
+    move_deadline: datetime | None
+    deadline: datetime | None
+    reminder_at: datetime | None
+    reminder_sent_at: datetime | None
+
+
+class Bank(Protocol):
+    """A seat's grace bank: what is left of it, in seconds."""
+
+    grace_seconds: int
+
+
+def per_move(game: Clocked) -> timedelta:
     return timedelta(days=game.days_per_move)
+
+
+def stop(game: Clocked) -> None:
+    """No clock runs (the game is over, or not started)."""
+    game.move_deadline = game.deadline = game.reminder_at = None
+
+
+def run(game: Clocked, user: User, bank: Bank, pauses: Sequence[Interval] | None = None, *,
+        remind: bool = True) -> None:
+    """The deadlines of ``user``, the player to move, whose grace bank is ``bank``: the time for
+    a move, then the grace bank, from the turn's start, with their vacations not counted (read
+    unless ``pauses`` are given). One reminder per turn, ``user.reminder_hours`` before the
+    deadline and not before half the time is gone; none when ``remind`` is false (a house bot)."""
+    if pauses is None:
+        pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
+    start = game.turn_started_at
+    game.move_deadline = moment_when_used(start, per_move(game), pauses)
+    game.deadline = moment_when_used(start, per_move(game) + timedelta(seconds=bank.grace_seconds), pauses)
+    due = game.deadline - timedelta(hours=user.reminder_hours)
+    halfway = start + (game.deadline - start) / 2
+    reminded = game.reminder_sent_at is not None and game.reminder_sent_at >= start
+    game.reminder_at = None if reminded or not remind else max(due, halfway)
+
+
+def charge(game: Clocked, user: User, bank: Bank, now: datetime, pauses: Sequence[Interval] | None = None) -> None:
+    """``user`` had the turn until ``now``: the time they used (their vacations not counted)
+    beyond the time for a move is taken from their grace bank ``bank``."""
+    if pauses is None:
+        pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
+    over = charged(game.turn_started_at, now, pauses) - per_move(game)
+    if over > timedelta(0):
+        bank.grace_seconds = max(0, bank.grace_seconds - int(over.total_seconds()))
+
+
+# --- a two-player game: the player to move is ``game.to_move``'s seat ---------------------------
 
 
 def start_turn(game: Game, seats: Sequence[Seat], now: datetime | None = None,
@@ -102,30 +161,15 @@ def pass_turn(game: Game, seats: Sequence[Seat], had_turn: int, now: datetime) -
 def set_deadlines(game: Game, seats: Sequence[Seat], pauses: Sequence[Interval] | None = None) -> None:
     """Deadlines of the player to move, from the turn start, grace bank and vacations."""
     if game.status != Game.Status.ACTIVE:
-        game.move_deadline = game.deadline = game.reminder_at = None
-        return
-    mover = seats[game.to_move]
-    user = game.player(game.to_move)
-    if pauses is None:
-        pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
-    start = game.turn_started_at
-    game.move_deadline = moment_when_used(start, per_move(game), pauses)
-    game.deadline = moment_when_used(start, per_move(game) + timedelta(seconds=mover.grace_seconds), pauses)
-    remind = game.deadline - timedelta(hours=user.reminder_hours)
-    halfway = start + (game.deadline - start) / 2
-    reminded = game.reminder_sent_at is not None and game.reminder_sent_at >= start
-    game.reminder_at = None if reminded else max(remind, halfway)  # one reminder per turn
+        stop(game)
+    else:
+        run(game, game.player(game.to_move), seats[game.to_move], pauses)
 
 
 def end_turn(game: Game, seats: Sequence[Seat], seat: int, now: datetime,
              pauses: Sequence[Interval] | None = None) -> None:
     """Charge the player who had the turn: time over the time for a move drains the grace bank."""
-    if pauses is None:
-        pauses = vacations_of(game.player(seat), game.turn_started_at) if game.vacation_allowed else []
-    used = charged(game.turn_started_at, now, pauses)
-    over = used - per_move(game)
-    if over > timedelta(0):
-        seats[seat].grace_seconds = max(0, seats[seat].grace_seconds - int(over.total_seconds()))
+    charge(game, game.player(seat), seats[seat], now, pauses)
 
 
 def remaining(game: Game, seats: Sequence[Seat], now: datetime | None = None) -> dict[str, object]:

@@ -28,9 +28,9 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext, gettext_noop, ngettext
 
 from accounts.services import user_set_email_mode
-from games.engine.bot import LEVELS
 
 from . import live
+from .house import is_house_bot
 from .models import COLORS, Challenge, EmailLog, Game
 from .reasons import color_name, group_text, outcome_text, place_text, rank_text, result_of, title_text
 from .signals import emails_recorded
@@ -191,7 +191,7 @@ def your_turn(game: Game) -> list[Email]:
     answers come within seconds, unless the player asked for those (``bot_turn_emails``,
     Settings; issue 13). The players are loaded with the game: no query."""
     player, opponent = game.player(game.to_move), game.player(1 - game.to_move)
-    if opponent.is_bot and opponent.bot_level in LEVELS and not player.bot_turn_emails:
+    if is_house_bot(opponent) and not player.bot_turn_emails:
         return []
     return [(player, "your_turn", f"game:{game.pk}:ply:{game.ply}", {"game": game.pk})]
 
@@ -202,9 +202,6 @@ def series_your_turn(series: Any, seats: Any) -> list[Email]:
     acted meanwhile; never for a house bot, and not when every other player still in the series is
     a house bot (their answers come within seconds) unless the player asked for those
     (``bot_turn_emails``). ``seats`` are the series' playing seats with their users loaded."""
-    def is_house_bot(user: Any) -> bool:
-        return bool(user.is_bot and user.bot_level in LEVELS)
-
     if series.to_move is None:
         return []
     player = seats[series.to_move].user

@@ -27,7 +27,7 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -64,6 +64,7 @@ from .errors import (
     TimeOver,
     engine_step,
 )
+from .house import is_house_bot
 from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide, LiveEvent
 from .models_series import MAX_SEATS, MIN_SEATS, MIN_TO_START, SeriesAction, SeriesGame, SeriesSeat
 from .payloads import option_json
@@ -167,12 +168,13 @@ def _check_options(seats: int, days_per_move: int, grace_days: int, lake_side: s
 
 @transaction.atomic
 def series_create(*, user: Any, seats: int = 4, days_per_move: int = 3, grace_days: int = 7,
-                  lake_side: str = LakeSide.STANDARD, rated: bool = True, score_variant: bool = False) -> SeriesGame:
+                  lake_side: str = LakeSide.STANDARD, rated: bool = True, score_variant: bool = False,
+                  vacation_allowed: bool = True) -> SeriesGame:
     """An open series in the lobby, with its creator in the first seat taken."""
     _check_options(seats, days_per_move, grace_days, lake_side)
     series = SeriesGame.objects.create(
         created_by=user, seats_wanted=seats, days_per_move=days_per_move, grace_days=grace_days,
-        lake_side=lake_side, rated=rated, score_variant=score_variant,
+        lake_side=lake_side, rated=rated, score_variant=score_variant, vacation_allowed=vacation_allowed,
     )
     seat = SeriesSeat.objects.create(series=series, user=user)
     _changed(series, "open", [seat], taken=1)
@@ -244,8 +246,6 @@ def series_join(*, user: Any, series_id: int, rng: random.Random | None = None) 
     series, seats = _locked_open(series_id)
     if any(s.user_id == user.pk for s in seats):
         raise Conflict(_("you have a seat in this series already"), "series")
-    from .services import is_house_bot
-
     if is_house_bot(user):
         raise ServiceError(_("house bots take a seat when the creator adds them"), "series")
     seats.append(SeriesSeat.objects.create(series=series, user=user))
@@ -360,36 +360,34 @@ def _store(series: SeriesGame, seats: Sequence[SeriesSeat], game: EngineSeries) 
 
 
 def _set_deadlines(series: SeriesGame, seats: Sequence[SeriesSeat]) -> None:
-    """As for two-player games (games.clock): the time for a move, then the grace bank, with the
-    vacations of the player to move not counted."""
+    """The clock of the player to move (games.clock.run); no reminder for a house bot."""
     if series.status != SeriesGame.Status.ACTIVE or series.to_move is None or series.turn_started_at is None:
-        series.move_deadline = series.deadline = series.reminder_at = None
+        clock.stop(series)
         return
     mover = playing_seats(seats)[series.to_move]
-    start = series.turn_started_at
-    pauses = clock.vacations_of(mover.user, start) if series.vacation_allowed else []
-    per_move = timedelta(days=series.days_per_move)
-    series.move_deadline = clock.moment_when_used(start, per_move, pauses)
-    series.deadline = clock.moment_when_used(start, per_move + timedelta(seconds=mover.grace_seconds), pauses)
-    # one reminder per turn (none for a house bot): the player's hours before the deadline, not
-    # before half the time is gone (games.clock.set_deadlines)
-    from .services import is_house_bot
-
-    remind = series.deadline - timedelta(hours=mover.user.reminder_hours)
-    halfway = start + (series.deadline - start) / 2
-    reminded = series.reminder_sent_at is not None and series.reminder_sent_at >= start
-    series.reminder_at = None if reminded or is_house_bot(mover.user) else max(remind, halfway)
+    clock.run(series, mover.user, mover, remind=not is_house_bot(mover.user))
 
 
 def _charge(series: SeriesGame, seats: Sequence[SeriesSeat], seat: int, now: datetime) -> None:
     """The player who had the turn: time over the time for a move drains the grace bank."""
-    if series.turn_started_at is None:
-        return
-    mover = playing_seats(seats)[seat]
-    pauses = clock.vacations_of(mover.user, series.turn_started_at) if series.vacation_allowed else []
-    over = clock.charged(series.turn_started_at, now, pauses) - timedelta(days=series.days_per_move)
-    if over > timedelta(0):
-        mover.grace_seconds = max(0, mover.grace_seconds - int(over.total_seconds()))
+    if series.turn_started_at is not None:
+        mover = playing_seats(seats)[seat]
+        clock.charge(series, mover.user, mover, now)
+
+
+def recompute_deadlines(user: Any) -> int:
+    """The deadlines of the user's series where it is their turn, after their vacation started
+    or ended (games.vacations); returns how many."""
+    changed = 0
+    ids = list(SeriesGame.objects.filter(status=SeriesGame.Status.ACTIVE, seats__user=user).values_list("pk", flat=True))
+    for series_id in sorted(ids):
+        series, seats = _locked(series_id)
+        playing = playing_seats(seats)
+        if series.to_move is not None and playing[series.to_move].user_id == user.pk:
+            _set_deadlines(series, seats)
+            series.save(update_fields=["move_deadline", "deadline", "reminder_at", "updated_at"])
+            changed += 1
+    return changed
 
 
 def expired(series: SeriesGame, now: datetime) -> bool:
@@ -465,8 +463,6 @@ def _finish(series: SeriesGame, seats: Sequence[SeriesSeat], game: EngineSeries)
 
 def _bot_turn(series: SeriesGame, seats: Sequence[SeriesSeat]) -> None:
     """Whether a house bot is to act; if so it is told after the commit (games/receivers.py)."""
-    from .services import is_house_bot
-
     mover = playing_seats(seats)[series.to_move].user if series.to_move is not None else None
     series.bot_to_move = bool(series.status == SeriesGame.Status.ACTIVE and mover is not None and is_house_bot(mover))
     if series.bot_to_move:

@@ -18,6 +18,7 @@ from games.engine.route import MoveMap, RouteMap
 
 from . import services_series
 from .errors import ServiceError
+from .house import is_house_bot
 from .models_series import SeriesGame
 from .state import course_by_key
 
@@ -52,8 +53,6 @@ def series_bot_move(series_id: int, ply: int) -> bool:
 def series_bot_act(*, series_id: int, ply: int) -> dict[str, Any] | None:
     """One action of the house bot to move in a series at ``ply`` (through the services, so a
     bot can never bypass a rule); None when there is nothing to do."""
-    from .services import is_house_bot
-
     series = SeriesGame.objects.filter(pk=series_id).first()
     if series is None or series.status != SeriesGame.Status.ACTIVE or series.ply != ply or series.to_move is None:
         return None

@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 from games.engine import DIRECTION_NAMES, Phase
 from powerboats_site.strict import digits
 
-from . import services
+from . import services, vacations
 from .advice import advice, advice_words, guided, opponent_is_house_bot
 from .board import UNREAD, BoatView, OptionView, Stored, Unread, board_style, board_svg, drawing_version
 from .bots import house_bots, play_house_bot
@@ -535,11 +535,11 @@ def settings_page(request: HttpRequest) -> HttpResponse:
                 vacation_form = VacationForm(request.POST)
                 if not vacation_form.is_valid():
                     raise ServiceError("days: " + " ".join(vacation_form.errors.get("days", ["invalid"])), "days")
-                services.vacation_start(user=user, days=vacation_form.cleaned_data["days"])
+                vacations.vacation_start(user=user, days=vacation_form.cleaned_data["days"])
                 messages.success(request, _("Have a good vacation: your clocks have stopped."))
                 return redirect("settings")
             elif "vacation_end" in request.POST:
-                services.vacation_end(user=user)
+                vacations.vacation_end(user=user)
                 messages.success(request, _("Welcome back: your clocks run again."))
                 return redirect("settings")
         except ServiceError as exc:
@@ -547,8 +547,8 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             status = exc.status
     context = {
         "form": form,
-        "vacation": services.active_vacation(user),
-        "days_left": services.vacation_days_left(user).total_seconds() / 86400,
+        "vacation": vacations.active_vacation(user),
+        "days_left": vacations.vacation_days_left(user).total_seconds() / 86400,
         "vacation_form": VacationForm(),
     }
     return render(request, "games/settings.html", context, status=status)

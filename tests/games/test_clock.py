@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
-from games import services
+from games import services, vacations
 from games.clock import charged, moment_when_used
 from games.engine import Change, DiceChoice
 from games.errors import Conflict, GameIsOver, ServiceError
@@ -78,13 +78,13 @@ def test_vacation_stops_the_clock_and_ending_it_starts_it_again():
     yellow = game.yellow
     assert game.deadline == T0 + 5 * DAY
     with time_machine.travel(T0 + DAY, tick=False):
-        vacation = services.vacation_start(user=yellow, days=4)
+        vacation = vacations.vacation_start(user=yellow, days=4)
     game.refresh_from_db()
     assert vacation.planned_end == T0 + 5 * DAY
     assert game.deadline == T0 + 9 * DAY  # four days later
     assert services.game_time_out(game_id=game.pk, now=T0 + 6 * DAY) is False
     with time_machine.travel(T0 + 3 * DAY, tick=False):  # back after two days
-        services.vacation_end(user=yellow)
+        vacations.vacation_end(user=yellow)
     game.refresh_from_db()
     assert game.deadline == T0 + 7 * DAY
     # the two vacation days are not charged when Yellow moves on day 4
@@ -97,7 +97,7 @@ def test_vacation_stops_the_clock_and_ending_it_starts_it_again():
 def test_vacation_does_not_stop_games_that_disallow_it():
     game = new_game(vacation_allowed=False)
     with time_machine.travel(T0 + DAY, tick=False):
-        services.vacation_start(user=game.yellow, days=4)
+        vacations.vacation_start(user=game.yellow, days=4)
     game.refresh_from_db()
     assert game.deadline == T0 + 5 * DAY
 
@@ -105,20 +105,20 @@ def test_vacation_does_not_stop_games_that_disallow_it():
 def test_the_yearly_allowance():
     user = make_user("ann")
     with time_machine.travel(T0, tick=False):
-        assert services.vacation_days_left(user) == timedelta(days=14)
-        services.vacation_start(user=user, days=10)
+        assert vacations.vacation_days_left(user) == timedelta(days=14)
+        vacations.vacation_start(user=user, days=10)
         with pytest.raises(Conflict):
-            services.vacation_start(user=user)
+            vacations.vacation_start(user=user)
     with time_machine.travel(T0 + 2 * DAY, tick=False):
-        services.vacation_end(user=user)
-        assert services.vacation_days_left(user) == timedelta(days=12)
+        vacations.vacation_end(user=user)
+        assert vacations.vacation_days_left(user) == timedelta(days=12)
         with pytest.raises(ServiceError) as err:
-            services.vacation_start(user=user, days=13)
+            vacations.vacation_start(user=user, days=13)
         assert err.value.field == "days"
-        vacation = services.vacation_start(user=user)
+        vacation = vacations.vacation_start(user=user)
         assert vacation.planned_end == T0 + 14 * DAY
     with time_machine.travel(datetime(2027, 1, 5, tzinfo=UTC), tick=False):
-        assert services.vacation_days_left(user) == timedelta(days=14)  # a new year
+        assert vacations.vacation_days_left(user) == timedelta(days=14)  # a new year
 
 
 def test_losing_on_time_records_the_reason_and_happens_once():
@@ -295,7 +295,7 @@ def test_a_vacation_counts_before_the_action_is_judged_late():
     vacation-extended one counts."""
     game = new_game()
     with time_machine.travel(T0 + DAY, tick=False):
-        services.vacation_start(user=game.yellow, days=3)
+        vacations.vacation_start(user=game.yellow, days=3)
     game.refresh_from_db()
     assert game.deadline == T0 + 8 * DAY
     line = game.course.data["course"]["start_finish_cells"]

@@ -23,7 +23,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from games import services
+from games import services, vacations
 from games.engine import Phase
 from games.errors import ServiceError, TimeOver
 from games.management.commands.verify_games import check_game
@@ -123,10 +123,10 @@ class ServicesPlay(RuleBasedStateMachine):
         user = self.fresh().player(seat)
         with self.at():
             try:
-                if services.active_vacation(user, self.now):
-                    services.vacation_end(user=user, now=self.now)
+                if vacations.active_vacation(user, self.now):
+                    vacations.vacation_end(user=user, now=self.now)
                 else:
-                    services.vacation_start(user=user, days=days, now=self.now)
+                    vacations.vacation_start(user=user, days=days, now=self.now)
             except ServiceError:
                 pass  # no days left this year
 

@@ -1,0 +1,85 @@
+"""Vacations (docs/clocks.md): a player stops their clocks, in every game and series that allows
+it, for some of this calendar year's days. Starting or ending one recomputes the deadlines where
+it is their turn (games.clock: one clock for every game)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import models, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import User, Vacation
+
+from . import clock, services_series
+from .errors import Conflict, ServiceError
+from .models import Game
+
+
+def vacation_days_left(user: Any, now: datetime | None = None) -> timedelta:
+    """This calendar year's (UTC) allowance minus the vacation already taken or planned."""
+    now = now or timezone.now()
+    year_start = now.replace(month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
+    used = timedelta(0)
+    for vacation in Vacation.objects.filter(user=user, planned_end__gt=year_start):
+        used += min(vacation.end, now if vacation.ended_at else vacation.end) - max(vacation.started_at, year_start)
+    return max(timedelta(0), timedelta(days=user.vacation_days_per_year) - used)
+
+
+def active_vacation(user: Any, now: datetime | None = None) -> Vacation | None:
+    now = now or timezone.now()
+    for vacation in Vacation.objects.filter(user=user, started_at__lte=now, planned_end__gt=now, ended_at__isnull=True):
+        return vacation
+    return None
+
+
+def _recompute_deadlines(user: Any) -> int:
+    """Deadlines of the user's active games and series where it is their turn, after a vacation
+    change (the two-player games first, then the series, each in id order: one lock order)."""
+    ids = list(
+        Game.objects.filter(status=Game.Status.ACTIVE)
+        .filter(models.Q(yellow=user, to_move=0) | models.Q(red=user, to_move=1))
+        .values_list("pk", flat=True)
+    )
+    for game in Game.objects.select_for_update(of=("self",)).select_related("yellow", "red").filter(pk__in=ids).order_by("pk"):
+        seats = list(game.seats.order_by("index"))
+        clock.set_deadlines(game, seats)
+        game.save(update_fields=["move_deadline", "deadline", "reminder_at", "updated_at"])
+    return len(ids) + services_series.recompute_deadlines(user)
+
+
+@transaction.atomic
+def vacation_start(*, user: Any, days: int | None = None, now: datetime | None = None) -> Vacation:
+    """Stop the user's clocks (in games that allow vacation) for ``days`` or all days left."""
+    now = now or timezone.now()
+    User.objects.select_for_update().get(pk=user.pk)  # one vacation change at a time per player
+    if active_vacation(user, now):
+        raise Conflict(_("you are on vacation already"), "vacation")
+    left = vacation_days_left(user, now)
+    if left <= timedelta(0):
+        raise ServiceError(_("no vacation days are left this year"), "days")
+    length = left if days is None else timedelta(days=days)
+    if days is not None and not timedelta(0) < length <= left:
+        raise ServiceError(_("days must be between 1 and the %(value)s left this year") % {"value": format(left.total_seconds() / 86400, '.1f')}, "days")
+    vacation = Vacation.objects.create(user=user, started_at=now, planned_end=now + length)
+    User.objects.filter(pk=user.pk).update(vacation_until=vacation.planned_end)
+    user.vacation_until = vacation.planned_end
+    _recompute_deadlines(user)
+    return vacation
+
+
+@transaction.atomic
+def vacation_end(*, user: Any, now: datetime | None = None) -> Vacation:
+    """Back from vacation early: the clocks run again from now."""
+    now = now or timezone.now()
+    vacation = active_vacation(user, now)
+    if vacation is None:
+        raise Conflict(_("you are not on vacation"), "vacation")
+    vacation.ended_at = now
+    vacation.save(update_fields=["ended_at"])
+    User.objects.filter(pk=user.pk).update(vacation_until=now)
+    user.vacation_until = now
+    _recompute_deadlines(user)
+    return vacation
