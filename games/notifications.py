@@ -32,6 +32,7 @@ from accounts.services import user_set_email_mode
 from . import live
 from .house import is_house_bot
 from .models import COLORS, Challenge, EmailLog, Game
+from .models_series import SeriesGame
 from .reasons import color_name, group_text, outcome_text, place_text, rank_text, result_of, title_text
 from .signals import emails_recorded
 from .writing import Writes
@@ -295,8 +296,13 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
     if event == "digest":
         games = Game.objects.filter(pk__in=entry.data["games"]).select_related("yellow", "red").order_by("deadline")
         context["games"] = [_game_context(user, g) for g in games]
+        context["series_list"] = [
+            {"series": s, "race": "ABC"[s.race], "link": absolute(reverse("series", args=[s.pk])),
+             "deadline": local(s.deadline, user)}
+            for s in SeriesGame.objects.filter(pk__in=entry.data.get("series_list", [])).order_by("deadline", "pk")]
+        context["count"] = len(context["games"]) + len(context["series_list"])
         context["link"] = absolute(reverse("my_games"))
-        fields = {"count": len(context["games"])}
+        fields = {"count": context["count"]}
     if event in ("pairing", "tournament_over"):
         context.update(entry.data)
         if "color" in entry.data:
@@ -321,8 +327,6 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
             context["outcome"] = outcome_text(entry.data["outcome"])
         fields.update(title=context["title"], group=context["group"], outcome=context.get("outcome"))
     if "series" in entry.data:
-        from .models_series import SeriesGame
-
         series = SeriesGame.objects.select_related("winner").get(pk=entry.data["series"])
         context.update(series=series, link=absolute(reverse("series", args=[series.pk])),
                        deadline=local(series.deadline, user), move_deadline=local(series.move_deadline, user),
@@ -363,8 +367,6 @@ def _moved_on(entry: EmailLog) -> bool:
         return False
     ply = int(entry.key.rsplit(":", 1)[1])
     if entry.event == "series_turn":
-        from .models_series import SeriesGame
-
         return not SeriesGame.objects.filter(pk=entry.data.get("series"), ply=ply,
                                              status=SeriesGame.Status.ACTIVE).exists()
     return not Game.objects.filter(pk=entry.data.get("game"), ply=ply, status=Game.Status.ACTIVE).exists()

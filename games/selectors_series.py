@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from .models_series import SeriesGame, SeriesSeat
 
@@ -34,6 +34,13 @@ def open_series_and_mine(user: Any) -> list[tuple[SeriesGame, list[SeriesSeat]]]
 
 def open_series() -> list[tuple[SeriesGame, list[SeriesSeat]]]:
     return _with_seats(SeriesGame.objects.filter(status=SeriesGame.Status.OPEN).order_by("-created_at"))
+
+
+def series_to_move(user: Any) -> QuerySet[SeriesGame]:
+    """The series going on where it is the user's turn (a started series' seat index is its
+    place in the turn order: ``to_move`` names it), the soonest deadline first."""
+    return SeriesGame.objects.filter(status=SeriesGame.Status.ACTIVE, seats__user=user,
+                                     seats__index=F("to_move")).order_by("deadline", "pk")
 
 
 def series_of(user: Any) -> list[tuple[SeriesGame, list[SeriesSeat]]]:

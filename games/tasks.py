@@ -17,6 +17,7 @@ from .errors import ServiceError
 from .models import Challenge, EmailLog, Game
 from .notifications import notify, send_logged
 from .selectors import games_to_move
+from .selectors_series import series_to_move
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -114,7 +115,8 @@ def digest_readers() -> Any:
 
 @shared_task
 def send_digests() -> int:
-    """Every 15 minutes (beat): the daily digest of users whose local digest hour has come."""
+    """Every 15 minutes (beat): the daily digest of users whose local digest hour has come: the
+    games and the series where it is their turn."""
     now = timezone.now()
     sent = 0
     for user in digest_readers():
@@ -128,7 +130,9 @@ def send_digests() -> int:
         if not claimed:
             continue  # another run got it first
         games = list(games_to_move(user).values_list("pk", flat=True))
-        if games and notify(user, "digest", f"digest:{today.isoformat()}", {"games": games}):
+        series = list(series_to_move(user).values_list("pk", flat=True))
+        if (games or series) and notify(user, "digest", f"digest:{today.isoformat()}",
+                                        {"games": games, "series_list": series}):
             sent += 1
     return sent
 

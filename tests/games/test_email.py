@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import smtplib
 from datetime import UTC, datetime, timedelta
@@ -11,7 +12,7 @@ import pytest
 import time_machine
 from django.test import Client
 
-from games import services
+from games import services, services_series
 from games.models import EmailLog
 from games.tasks import send_digests, send_email, sweep_clocks
 
@@ -138,6 +139,38 @@ def test_the_daily_digest_at_the_users_local_hour(eager, mailoutbox, django_capt
         assert f"/games/{game.pk}/" in digest.body
     with time_machine.travel(datetime(2026, 5, 5, 12, 5, tzinfo=UTC), tick=False):
         assert send_digests() == 1
+
+
+def test_the_daily_digest_lists_the_series_to_move_too(eager, mailoutbox, django_capture_on_commit_callbacks):
+    """A digest reader is told of the series where it is their turn with their games (issue 25:
+    everything a two-player game has, a series has), gets no series your-turn email, and gets
+    the series' end at once, as a game's."""
+    players = [make_user(n, email_mode="digest", digest_hour=8, time_zone="Europe/Berlin", language="de")
+               for n in ("ann", "bob", "cid")]
+    with time_machine.travel(T0 - 3 * DAY, tick=False), django_capture_on_commit_callbacks(execute=True):
+        mine = services_series.series_create(user=players[0], seats=3)
+        for user in players[1:]:
+            services_series.series_join(user=user, series_id=mine.pk, rng=random.Random(5))
+        mine.refresh_from_db()
+        ann = mine.seats.get(index=mine.to_move).user  # the player to move, drawn by lot (R15)
+        game = make_game(yellow=ann, red=make_user("dee"))
+        waiting = services_series.series_create(user=make_user("eve"), seats=3)  # open: no one's turn
+        services_series.series_join(user=ann, series_id=waiting.pk)
+    with time_machine.travel(T0 - 3 * DAY + timedelta(seconds=125), tick=False), \
+            django_capture_on_commit_callbacks(execute=True):
+        sweep_clocks()  # held your-turn emails are released (a digest reader's were never recorded)
+    assert subjects(mailoutbox, ann) == [], "a digest reader gets no your-turn email of a game or a series"
+    with time_machine.travel(datetime(2026, 5, 4, 6, 5, tzinfo=UTC), tick=False):  # 08:05 in Berlin
+        with django_capture_on_commit_callbacks(execute=True):
+            assert send_digests() == 1
+    digest = mailoutbox[-1]
+    assert digest.subject == "Du bist am Zug in 2 Partien"
+    assert f"/games/{game.pk}/" in digest.body and f"/series/{mine.pk}/" in digest.body
+    assert f"Serie {mine.pk}, Rennen A" in digest.body and "durch Zeitüberschreitung aus der Serie am" in digest.body
+    assert f"/series/{waiting.pk}/" not in digest.body
+    html = digest.alternatives[0][0]
+    assert f'/series/{mine.pk}/"' in html
+    assert ann.wants_email("series_over") and not ann.wants_email("series_turn")
 
 
 def test_a_failing_mail_server_is_retried_and_never_blocks_a_move(mailoutbox, django_capture_on_commit_callbacks):
