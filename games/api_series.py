@@ -2,7 +2,8 @@
 the lobby (open, join, leave, start, cancel), a series' full state, its actions (place, roll,
 direction, resign), its record, and the multi-player leaderboard. Same style as the games API
 (games/api.py): strict JSON input, errors as ErrorOut naming the field and the ruling, the
-ply a client saw sent with each move."""
+ply a client saw sent with each move, and an ``Idempotency-Key`` header that makes a retried action
+answer its first answer again."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from powerboats_site.schema import errors
 from powerboats_site.strict import StrictInput
 
 from . import api_enums, services_series
-from .api import DirectionIn, Flag, PlaceIn, ResignIn, RollIn, _valid
+from .api import IDEMPOTENCY, DirectionIn, Flag, PlaceIn, ResignIn, RollIn, _key, _valid
 from .api_serializers import DiceOptionsOut, MoveOut, OptionOut, PlacementsOut, cell, ints
 from .errors import NotFound
 from .models import LakeSide
@@ -289,45 +290,48 @@ class SeriesPlace(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=PlaceIn, responses={200: SeriesActionOut, **MOVE_ERRORS},
-                   summary="Place your boat (R15, R16)")
+                   summary="Place your boat (R15, R16)", parameters=[IDEMPOTENCY])
     def post(self, request: Request, series_id: int) -> Response:
         data = _valid(PlaceIn, request)
         return Response(services_series.series_place(
             user=request.user, series_id=series_id, ply=data["ply"], cell=(data["cell"][0], data["cell"][1]),
-            heading=data["heading"]))
+            heading=data["heading"], idempotency_key=_key(request)))
 
 
 class SeriesRoll(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=RollIn, responses={200: SeriesActionOut, **MOVE_ERRORS},
-                   summary="Choose and roll your dice (R6); the server rolls")
+                   summary="Choose and roll your dice (R6); the server rolls", parameters=[IDEMPOTENCY])
     def post(self, request: Request, series_id: int) -> Response:
         serializer = RollIn(data=request.data)
         serializer.is_valid(raise_exception=True)
         return Response(services_series.series_roll(
-            user=request.user, series_id=series_id, ply=serializer.validated_data["ply"], choice=serializer.choice()))
+            user=request.user, series_id=series_id, ply=serializer.validated_data["ply"], choice=serializer.choice(),
+            idempotency_key=_key(request)))
 
 
 class SeriesDirection(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=DirectionIn, responses={200: SeriesActionOut, **MOVE_ERRORS},
-                   summary="Choose a direction (R7, R17)")
+                   summary="Choose a direction (R7, R17)", parameters=[IDEMPOTENCY])
     def post(self, request: Request, series_id: int) -> Response:
         data = _valid(DirectionIn, request)
         return Response(services_series.series_direction(
-            user=request.user, series_id=series_id, ply=data["ply"], direction=data["direction"]))
+            user=request.user, series_id=series_id, ply=data["ply"], direction=data["direction"],
+            idempotency_key=_key(request)))
 
 
 class SeriesResign(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=ResignIn, responses={200: SeriesActionOut, **MOVE_ERRORS},
-                   summary="Leave the series (send confirm: true): your boat is lifted off (R18)")
+                   summary="Leave the series (send confirm: true): your boat is lifted off (R18)", parameters=[IDEMPOTENCY])
     def post(self, request: Request, series_id: int) -> Response:
         _valid(ResignIn, request)
-        return Response(services_series.series_resign(user=request.user, series_id=series_id))
+        return Response(services_series.series_resign(user=request.user, series_id=series_id,
+                                                      idempotency_key=_key(request)))
 
 
 class SeriesRecordOut(S):

@@ -355,12 +355,15 @@ class EmailLog(models.Model):
 
 
 class IdempotentRequest(models.Model):
-    """The first answer to a request made with an Idempotency-Key, returned again on retries."""
+    """The first answer to a request made with an Idempotency-Key, returned again on retries: a
+    game's action or a series' (one key space per player)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     key = models.CharField(max_length=100)
     action = models.CharField(max_length=40)
     game = models.ForeignKey(Game, on_delete=models.CASCADE, null=True, blank=True)
+    series = models.ForeignKey("games.SeriesGame", on_delete=models.CASCADE, null=True, blank=True,
+                               help_text="a series action's key (games.services_series)")
     status = models.PositiveSmallIntegerField(default=200)
     response = models.JSONField()
     created_at = models.DateTimeField(default=timezone.now)

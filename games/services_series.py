@@ -65,7 +65,7 @@ from .errors import (
     engine_step,
 )
 from .house import is_house_bot
-from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide, LiveEvent
+from .models import DAYS_PER_MOVE, GRACE_DAYS, IdempotentRequest, LakeSide, LiveEvent
 from .models_series import MAX_SEATS, MIN_SEATS, MIN_TO_START, SeriesAction, SeriesGame, SeriesSeat
 from .payloads import option_json
 from .reasons import result_of
@@ -488,13 +488,23 @@ def _time_out_decision(series: SeriesGame, seats: Sequence[SeriesSeat], game: En
     return Decision(row, {})
 
 
-def _play(*, user: Any, series_id: int, ply: int | None, decide: Decide, any_turn: bool = False) -> dict[str, Any]:
+def _play(*, user: Any, series_id: int, ply: int | None, decide: Decide, action: str,
+          idempotency_key: str | None = None, any_turn: bool = False) -> dict[str, Any]:
+    """Load, check, decide, record (and finish), as a game's action (games.services._play); or the
+    first answer again for a repeated ``idempotency_key``. A late action takes the player to move
+    out of the series on time (R18) and is refused."""
     now = timezone.now()
     late_seat: int | None = None
     mine_index: int | None = None
     try:
         with transaction.atomic():
             series, seats = _locked(series_id)
+            if idempotency_key:
+                previous = IdempotentRequest.objects.filter(user=user, key=idempotency_key).first()
+                if previous is not None:
+                    if previous.series_id != series.pk or previous.action != action:
+                        raise Conflict(_("this Idempotency-Key was used for another request"), "Idempotency-Key")
+                    return dict(previous.response)
             mine = next((s for s in playing_seats(seats) if s.user_id == user.pk), None)
             if mine is None:
                 raise NotAPlayer(_("you do not play in this series"), "series")
@@ -521,7 +531,11 @@ def _play(*, user: Any, series_id: int, ply: int | None, decide: Decide, any_tur
                 except ServiceError:
                     _cache_put(series, game)  # the engine refused before changing anything
                     raise
-                return _record(series, seats, game, decision, now)
+                answer = _record(series, seats, game, decision, now)
+                if idempotency_key:
+                    IdempotentRequest.objects.create(user=user, key=idempotency_key, action=action, series=series,
+                                                     response=answer)
+                return answer
     except IntegrityError as exc:
         raise StalePly(_("another action was stored for this turn first: reload"), "ply") from exc
     # committed: the player to move ran out of time and left the series; the action does not count
@@ -536,8 +550,8 @@ def _row(series: SeriesGame, seat: SeriesSeat, game: EngineSeries, kind: str, da
                         kind=kind, data=data, notation=notation[:60], created_at=now)
 
 
-def series_place(*, user: Any, series_id: int, ply: int | None, cell: tuple[int, int], heading: int
-                 ) -> dict[str, Any]:
+def series_place(*, user: Any, series_id: int, ply: int | None, cell: tuple[int, int], heading: int,
+                 idempotency_key: str | None = None) -> dict[str, Any]:
     """R15, R16: place your boat on a free start cell."""
 
     def decide(series: SeriesGame, seat: SeriesSeat, game: EngineSeries, now: datetime) -> Decision:
@@ -552,10 +566,12 @@ def series_place(*, user: Any, series_id: int, ply: int | None, cell: tuple[int,
         row.race = race
         return Decision(row, {"placement": {"color": seat.color, "cell": list(where), "heading": heading}})
 
-    return _play(user=user, series_id=series_id, ply=ply, decide=decide)
+    return _play(user=user, series_id=series_id, ply=ply, decide=decide, action="place",
+                 idempotency_key=idempotency_key)
 
 
-def series_roll(*, user: Any, series_id: int, ply: int | None, choice: DiceChoice) -> dict[str, Any]:
+def series_roll(*, user: Any, series_id: int, ply: int | None, choice: DiceChoice,
+                idempotency_key: str | None = None) -> dict[str, Any]:
     """R6: choose dice and roll them (the server rolls from the series' secret seed); with only
     one direction allowed the move is made at once (R7)."""
 
@@ -584,10 +600,12 @@ def series_roll(*, user: Any, series_id: int, ply: int | None, choice: DiceChoic
         row.race = race
         return Decision(row, answer)
 
-    return _play(user=user, series_id=series_id, ply=ply, decide=decide)
+    return _play(user=user, series_id=series_id, ply=ply, decide=decide, action="roll",
+                 idempotency_key=idempotency_key)
 
 
-def series_direction(*, user: Any, series_id: int, ply: int | None, direction: int) -> dict[str, Any]:
+def series_direction(*, user: Any, series_id: int, ply: int | None, direction: int,
+                     idempotency_key: str | None = None) -> dict[str, Any]:
     """R7: move in one of the allowed directions (R17: passing several boats)."""
 
     def decide(series: SeriesGame, seat: SeriesSeat, game: EngineSeries, now: datetime) -> Decision:
@@ -602,10 +620,11 @@ def series_direction(*, user: Any, series_id: int, ply: int | None, direction: i
         row.race = race
         return Decision(row, {"move": move_json(move)})
 
-    return _play(user=user, series_id=series_id, ply=ply, decide=decide)
+    return _play(user=user, series_id=series_id, ply=ply, decide=decide, action="direction",
+                 idempotency_key=idempotency_key)
 
 
-def series_resign(*, user: Any, series_id: int) -> dict[str, Any]:
+def series_resign(*, user: Any, series_id: int, idempotency_key: str | None = None) -> dict[str, Any]:
     """Leave the series at any time (R18): your boat is lifted off, the others play on; points
     already scored stand."""
 
@@ -619,7 +638,8 @@ def series_resign(*, user: Any, series_id: int) -> dict[str, Any]:
         row.race = race
         return Decision(row, {})
 
-    return _play(user=user, series_id=series_id, ply=None, decide=decide, any_turn=True)
+    return _play(user=user, series_id=series_id, ply=None, decide=decide, action="resign",
+                 idempotency_key=idempotency_key, any_turn=True)
 
 
 def series_time_out(*, series_id: int, now: datetime | None = None) -> bool:
