@@ -11,6 +11,7 @@ first answer again. The schema (``/api/schema/``) describes every answer; the fu
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -340,13 +341,29 @@ def _if_none_match(request: Request) -> set[str]:
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
+def versioned(request: Request, etag: str, answer: Callable[[], Any]) -> Response:
+    """A game's or a series' state with its ``ETag``: 304 with no body when the client's
+    ``If-None-Match`` names it (``answer`` is then not even built), the state otherwise."""
+    if etag in _if_none_match(request):
+        response = Response(status=status.HTTP_304_NOT_MODIFIED)
+    else:
+        response = Response(answer())
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+IF_NONE_MATCH = OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER,
+                                 description="the ETag of the version you have: 304 if it is still current")
+NOT_MODIFIED = OpenApiResponse(description="not modified: the version you have is current")
+
+
 class GameDetail(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(
-        responses={200: GameDetailOut, 304: OpenApiResponse(description="not modified: the version you have is current")},
-        parameters=[OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER,
-                                     description="the ETag of the version you have: 304 if it is still current")],
+        responses={200: GameDetailOut, 304: NOT_MODIFIED},
+        parameters=[IF_NONE_MATCH],
         summary="A game's full state",
         description="For the player to move: `placements`, `dice_options` (R6) or `options` "
         "(the three directions with reach, path, crash, damage, buoys rounded, finish; R7). Answers with an "
@@ -357,18 +374,15 @@ class GameDetail(APIView):
         if found is None:
             raise NotFound(_("no game %(game_id)s") % {"game_id": game_id}, "game")
         game, seats = found
-        etag = game_etag(game, request.user)
-        if etag in _if_none_match(request):
-            response = Response(status=status.HTTP_304_NOT_MODIFIED)
-        else:
+
+        def answer() -> dict[str, Any]:
             detail = game_detail(game, request.user, seats, moves=history(game, MOVE_LIST_COLUMNS))
-            found = advice(game, request.user)
-            if found is not None:
-                detail["advice"] = found
-            response = Response(detail)
-        response["ETag"] = etag
-        response["Cache-Control"] = "private, no-cache"
-        return response
+            hint = advice(game, request.user)
+            if hint is not None:
+                detail["advice"] = hint
+            return detail
+
+        return versioned(request, game_etag(game, request.user), answer)
 
 
 class GameRecord(APIView):

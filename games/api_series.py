@@ -20,7 +20,19 @@ from powerboats_site.schema import errors
 from powerboats_site.strict import StrictInput
 
 from . import api_enums, services_series
-from .api import IDEMPOTENCY, DirectionIn, Flag, PlaceIn, ResignIn, RollIn, _key, _valid
+from .api import (
+    IDEMPOTENCY,
+    IF_NONE_MATCH,
+    NOT_MODIFIED,
+    DirectionIn,
+    Flag,
+    PlaceIn,
+    ResignIn,
+    RollIn,
+    _key,
+    _valid,
+    versioned,
+)
 from .api_serializers import DiceOptionsOut, MoveOut, OptionOut, PlacementsOut, cell, ints
 from .errors import NotFound
 from .models import LakeSide
@@ -221,18 +233,33 @@ class SeriesList(APIView):
 class SeriesDetail(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
-    @extend_schema(responses=SeriesDetailOut, summary="A series' full state",
+    @extend_schema(responses={200: SeriesDetailOut, 304: NOT_MODIFIED}, parameters=[IF_NONE_MATCH],
+                   summary="A series' full state",
                    description="Every boat of the race being played, positions so far, the series table (points "
                                "per race, total, carried damage), the next race's start player; for the player to "
-                               "move `placements`, `dice_options` or `options`.")
+                               "move `placements`, `dice_options` or `options`. Answers with an `ETag`, as a "
+                               "game's state: send it back in `If-None-Match` and an unchanged series answers 304 "
+                               "with no body (and costs no replay).")
     def get(self, request: Request, series_id: int) -> Response:
         series, seats = _loaded(series_id)
-        engine = None
-        actions: list[Any] = []
-        if series.status in (SeriesGame.Status.ACTIVE, SeriesGame.Status.FINISHED):
-            engine = services_series.engine_of(series, seats).series
-            actions = list(series.actions.order_by("ply"))
-        return Response(series_detail(series, seats, engine, actions, request.user))
+
+        def answer() -> dict[str, Any]:
+            engine = None
+            actions: list[Any] = []
+            if series.status in (SeriesGame.Status.ACTIVE, SeriesGame.Status.FINISHED):
+                engine = services_series.engine_of(series, seats).series
+                actions = list(series.actions.order_by("ply"))
+            return series_detail(series, seats, engine, actions, request.user)
+
+        return versioned(request, series_etag(series, request.user), answer)
+
+
+def series_etag(series: SeriesGame, user: Any) -> str:
+    """A series' version as one viewer sees it: it changes with every action (the ply) and every
+    other change of the series row (a seat taken or given back, a vacation moving a deadline),
+    and differs per viewer (their turn, their colour, the creator's start and cancel)."""
+    viewer = getattr(user, "pk", None) or "-"
+    return f'"s{series.pk}.{series.ply}.{series.updated_at.timestamp():.6f}.{viewer}"'
 
     @extend_schema(request=None, responses={200: SeriesSummaryOut, **LOBBY_ERRORS},
                    summary="Cancel your open series")

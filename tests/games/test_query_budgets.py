@@ -125,6 +125,39 @@ def test_an_unchanged_game_answers_not_modified_for_almost_nothing(game):
     assert again.status_code == 200 and again["ETag"] != etag and again.json()["ply"] > 2
 
 
+def test_an_unchanged_series_answers_not_modified_as_a_game_does():
+    """The series' state has the game's ETag (issue 25: one games.api.versioned for both): a
+    304 after authentication and the series' two reads (no replay, no actions read), another
+    viewer another version, and a new one after an action."""
+    import random
+
+    from games import services_series as svc
+
+    users = [make_user(n) for n in ("ea", "eb", "ec")]
+    series = svc.series_create(user=users[0], seats=3)
+    for user in users[1:]:
+        svc.series_join(user=user, series_id=series.pk, rng=random.Random(5))
+    series.refresh_from_db()
+    mover = series.seats.get(index=series.to_move).user
+    other = next(u for u in users if u != mover)
+    client = Client()
+    auth = {"HTTP_AUTHORIZATION": f"Token {token(mover)}"}
+    first = client.get(f"/api/series/{series.pk}/", **auth)
+    etag = first["ETag"]
+    assert first.status_code == 200 and first.json()["your_turn"] and first["Cache-Control"] == "private, no-cache"
+    response, sql = counted(lambda: client.get(f"/api/series/{series.pk}/", HTTP_IF_NONE_MATCH=etag, **auth))
+    assert response.status_code == 304 and response["ETag"] == etag and not response.content
+    assert len(sql) <= 3, "\n".join(sql)  # the token, the series, its seats
+    seen = client.get(f"/api/series/{series.pk}/", HTTP_IF_NONE_MATCH=etag, HTTP_AUTHORIZATION=f"Token {token(other)}")
+    assert seen.status_code == 200, "another viewer sees another version (not their turn)"
+    cell = first.json()["placements"]["cells"][0]
+    placed = client.post(f"/api/series/{series.pk}/place/", {"ply": 0, "cell": cell, "heading": 0},
+                         "application/json", **auth)
+    assert placed.status_code == 200, placed.json()
+    again = client.get(f"/api/series/{series.pk}/", HTTP_IF_NONE_MATCH=etag, **auth)
+    assert again.status_code == 200 and again["ETag"] != etag and again.json()["ply"] == 1
+
+
 def test_a_page_reads_its_boards_drawing_with_the_game(game, monkeypatch):
     """The first view of a course in a language draws its static layers and stores them (one
     INSERT more); every later view, in any process, reads them with the game: no drawing and
