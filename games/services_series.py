@@ -16,7 +16,9 @@ transaction. A refused action changes nothing.
 
 The replay is kept per process by ``(series id, ply)`` (the history is append-only, so that key
 names one state forever): an action replays the history only when this process has not seen the
-series at its current ply.
+series at its current ply. The threads of a process share it under a lock, and a kept replay is
+never changed: an action works on a fork of it (its own logs), so a page reading it meanwhile
+sees one state.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -75,7 +78,10 @@ from .state import course_by_key, course_data, stored_course
 # --- the replay ---------------------------------------------------------------------------------
 
 CACHE_SIZE = 256
+# Kept replays, shared by the threads of a web process: only touched under _CACHE_LOCK; a kept
+# replay is never changed (pages may be reading it): an action goes on from a fork of it.
 _CACHE: OrderedDict[tuple[int, str, int], EngineSeries] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
 
 
 def _key(series: SeriesGame, ply: int) -> tuple[int, str, int]:
@@ -86,10 +92,11 @@ def _key(series: SeriesGame, ply: int) -> tuple[int, str, int]:
 
 def _cache_put(series: SeriesGame, game: EngineSeries) -> None:
     key = _key(series, game.series.ply)
-    _CACHE[key] = game
-    _CACHE.move_to_end(key)
-    while len(_CACHE) > CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    with _CACHE_LOCK:
+        _CACHE[key] = game
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
 
 
 def playing_seats(seats: Sequence[SeriesSeat]) -> list[SeriesSeat]:
@@ -140,7 +147,8 @@ def replay(series: SeriesGame, seats: Sequence[SeriesSeat], actions: Sequence[Se
 def engine_of(series: SeriesGame, seats: Sequence[SeriesSeat]) -> EngineSeries:
     """The engine's series at the stored ply: from this process's cache, or replayed. Callers
     that change it take it out of the cache (:func:`_take`) first."""
-    game = _CACHE.get(_key(series, series.ply))
+    with _CACHE_LOCK:
+        game = _CACHE.get(_key(series, series.ply))
     if game is None:
         game = replay(series, seats)
         _cache_put(series, game)
@@ -148,8 +156,11 @@ def engine_of(series: SeriesGame, seats: Sequence[SeriesSeat]) -> EngineSeries:
 
 
 def _take(series: SeriesGame, seats: Sequence[SeriesSeat]) -> EngineSeries:
-    game = _CACHE.pop(_key(series, series.ply), None)
-    return game if game is not None else replay(series, seats)
+    """The series to change: a fork of the kept replay (which a page may be reading), or a new
+    replay; the caller owns it and keeps it once its action committed."""
+    with _CACHE_LOCK:
+        game = _CACHE.get(_key(series, series.ply))
+    return game.fork() if game is not None else replay(series, seats)
 
 
 # --- the lobby -------------------------------------------------------------------------------------
@@ -526,11 +537,7 @@ def _play(*, user: Any, series_id: int, ply: int | None, decide: Decide, action:
                 if not any_turn and mine.index != series.to_move:
                     raise NotYourTurn(_("it is not your turn"), "series")
                 game = _take(series, seats)
-                try:
-                    decision = decide(series, mine, game, now)
-                except ServiceError:
-                    _cache_put(series, game)  # the engine refused before changing anything
-                    raise
+                decision = decide(series, mine, game, now)  # a refusal leaves the kept replay as it was
                 answer = _record(series, seats, game, decision, now)
                 if idempotency_key:
                     IdempotentRequest.objects.create(user=user, key=idempotency_key, action=action, series=series,

@@ -78,6 +78,14 @@ class SeriesGame:
             raise ValueError("a series game starts with the series' first race")
         self.logs: list[RaceLog] = [RaceLog(series.races[0].ply)]
 
+    def fork(self) -> SeriesGame:
+        """A series game of its own at the same point: the series is immutable and the logs are
+        copied, so that what one is told never shows in the other (a process keeps a replay that
+        pages read while an action goes on from a fork of it: games.services_series)."""
+        other = SeriesGame.__new__(SeriesGame)
+        other.series, other.players, other.logs = self.series, dict(self.players), [log.copy() for log in self.logs]
+        return other
+
     @property
     def state(self) -> GameState:
         """The race being played."""

@@ -37,3 +37,8 @@ class RaceLog:
     moves: list[tuple[int, Move]] = field(default_factory=list)  # the ply of the move's direction
     departures: list[Leaving] = field(default_factory=list)
     unfinished_roll: Roll | None = None
+
+    def copy(self) -> RaceLog:
+        """A log of its own with the same entries (the entries are immutable)."""
+        return RaceLog(self.first_ply, list(self.placements), list(self.moves), list(self.departures),
+                       self.unfinished_roll)
