@@ -553,6 +553,7 @@ def _play(*, user: Any, series_id: int, ply: int | None, decide: Decide, action:
 
 def _row(series: SeriesGame, seat: SeriesSeat, game: EngineSeries, kind: str, data: dict[str, Any], notation: str,
          now: datetime, ply: int) -> SeriesAction:
+    assert seat.index is not None  # a playing seat
     return SeriesAction(series=series, ply=ply, race=len(game.series.races) - 1, seat=seat.index, user=seat.user,
                         kind=kind, data=data, notation=notation[:60], created_at=now)
 
@@ -638,8 +639,9 @@ def series_resign(*, user: Any, series_id: int, idempotency_key: str | None = No
     def decide(series: SeriesGame, seat: SeriesSeat, game: EngineSeries, now: datetime) -> Decision:
         before = game.series.ply
         race = len(game.series.races) - 1
-        assert seat.index is not None
-        engine_step(lambda: game.resign(seat.index))
+        index = seat.index
+        assert index is not None
+        engine_step(lambda: game.resign(index))
         row = _row(series, seat, game, SeriesAction.Kind.LEAVE, {"termination": Termination.RESIGN.value},
                    format_end(Termination.RESIGN.value, seat.color), now, before)
         row.race = race
