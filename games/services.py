@@ -40,7 +40,7 @@ from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
-from . import clock, live, notifications, ratings
+from . import clock, idempotency, live, notifications, ratings
 from .errors import (
     Conflict,
     GameIsOver,
@@ -63,7 +63,6 @@ from .models import (
     ColorChoice,
     CourseLetter,
     Game,
-    IdempotentRequest,
     LakeSide,
     LiveEvent,
     Move,
@@ -282,12 +281,9 @@ def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_
     try:
         with transaction.atomic():
             game, seats = _locked(game_id)
-            if idempotency_key:
-                previous = IdempotentRequest.objects.filter(user=user, key=idempotency_key).first()
-                if previous is not None:
-                    if previous.game_id != game.pk or previous.action != action:
-                        raise Conflict(_("this Idempotency-Key was used for another request"), "Idempotency-Key")
-                    return dict(previous.response)
+            first = idempotency.first_answer(user, idempotency_key, action, game)
+            if first is not None:
+                return first
             seat = game.seat_of(user)
             if seat is None:
                 raise NotAPlayer(_("you do not play in this game"), "game")
@@ -301,10 +297,7 @@ def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_
                 if not any_turn and seat != game.to_move:
                     raise NotYourTurn(_("it is %(value)s's turn") % {"value": game.player(game.to_move).username}, "game")
                 answer = _record(game, seats, decide(game, seat, state_of(game, seats), now), now)
-                if idempotency_key:
-                    IdempotentRequest.objects.create(
-                        user=user, key=idempotency_key, action=action, game=game, response=answer
-                    )
+                idempotency.remember(user, idempotency_key, action, game, answer)
                 return answer
     except IntegrityError as exc:  # another request stored this ply first
         raise StalePly(_("another move was stored for this turn first: reload"), "ply") from exc

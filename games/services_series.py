@@ -54,7 +54,7 @@ from games.engine.notation import format_end, format_move, format_placement, for
 from games.engine.record import choice_from_json, choice_json, move_json
 from games.engine.rules import Placement
 
-from . import clock, live, notifications
+from . import clock, idempotency, live, notifications
 from .errors import (
     Conflict,
     GameIsOver,
@@ -68,7 +68,7 @@ from .errors import (
     engine_step,
 )
 from .house import is_house_bot
-from .models import DAYS_PER_MOVE, GRACE_DAYS, IdempotentRequest, LakeSide, LiveEvent
+from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide, LiveEvent
 from .models_series import MAX_SEATS, MIN_SEATS, MIN_TO_START, SeriesAction, SeriesGame, SeriesSeat
 from .payloads import option_json
 from .reasons import result_of
@@ -510,12 +510,9 @@ def _play(*, user: Any, series_id: int, ply: int | None, decide: Decide, action:
     try:
         with transaction.atomic():
             series, seats = _locked(series_id)
-            if idempotency_key:
-                previous = IdempotentRequest.objects.filter(user=user, key=idempotency_key).first()
-                if previous is not None:
-                    if previous.series_id != series.pk or previous.action != action:
-                        raise Conflict(_("this Idempotency-Key was used for another request"), "Idempotency-Key")
-                    return dict(previous.response)
+            first = idempotency.first_answer(user, idempotency_key, action, series)
+            if first is not None:
+                return first
             mine = next((s for s in playing_seats(seats) if s.user_id == user.pk), None)
             if mine is None:
                 raise NotAPlayer(_("you do not play in this series"), "series")
@@ -539,9 +536,7 @@ def _play(*, user: Any, series_id: int, ply: int | None, decide: Decide, action:
                 game = _take(series, seats)
                 decision = decide(series, mine, game, now)  # a refusal leaves the kept replay as it was
                 answer = _record(series, seats, game, decision, now)
-                if idempotency_key:
-                    IdempotentRequest.objects.create(user=user, key=idempotency_key, action=action, series=series,
-                                                     response=answer)
+                idempotency.remember(user, idempotency_key, action, series, answer)
                 return answer
     except IntegrityError as exc:
         raise StalePly(_("another action was stored for this turn first: reload"), "ply") from exc

@@ -18,3 +18,14 @@ def _fresh_board_drawings():
     yield
     for cache in (board._STATIC, board._STATIC_BY_KEY, board._versions):
         cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_replays():
+    """Series ids and seeds repeat from test to test (rolled back); the replays a process keeps
+    of its series (games.services_series) would not: every test starts and ends without them."""
+    from games import services_series
+
+    services_series._CACHE.clear()
+    yield
+    services_series._CACHE.clear()

@@ -23,12 +23,6 @@ from .series_play import play
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    services_series._CACHE.clear()
-    yield
-    services_series._CACHE.clear()
-
 
 @dataclass
 class Turn:

@@ -22,12 +22,6 @@ T0 = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    services_series._CACHE.clear()
-    yield
-    services_series._CACHE.clear()
-
 
 def started_series(**options) -> SeriesGame:
     users = [make_user(n) for n in ("ann", "bob", "cid")]

@@ -30,13 +30,6 @@ NAMES = ("ann", "bob", "cid", "dee")
 PLAYED = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    """Series ids and seeds repeat from test to test (rolled back); the per-process replays not."""
-    svc._CACHE.clear()
-    yield
-    svc._CACHE.clear()
-
 
 def four(names=NAMES):
     return [make_user(n) for n in names]

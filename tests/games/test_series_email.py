@@ -21,12 +21,6 @@ from .series_play import engine_now
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    svc._CACHE.clear()
-    yield
-    svc._CACHE.clear()
-
 
 def turn_subjects(outbox, user):
     return [m.subject for m in outbox if m.to == [user.email] and m.subject.startswith("Your turn")]

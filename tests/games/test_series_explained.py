@@ -19,12 +19,6 @@ from .series_play import play
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    svc._CACHE.clear()
-    yield
-    svc._CACHE.clear()
-
 
 def client_of(user) -> Client:
     client = Client()

@@ -23,12 +23,6 @@ from .series_play import engine_now, play
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    svc._CACHE.clear()
-    yield
-    svc._CACHE.clear()
-
 
 def series_events(series_id: int, keep: tuple[str, ...] = ("action", "ply", "seats")) -> list[dict]:
     """The series' events, each with the keys ``keep`` it has."""

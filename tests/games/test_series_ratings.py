@@ -34,12 +34,6 @@ AT = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)
 NAMES = ("ann", "bob", "cid", "dee")
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    svc._CACHE.clear()
-    yield
-    svc._CACHE.clear()
-
 
 def rated_players(idle_days: dict[str, int] | None = None) -> list:
     """Four established players: 1500, deviation 45 (the floor), volatility 0.03, last rated 3

@@ -21,12 +21,6 @@ T0 = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    svc._CACHE.clear()
-    yield
-    svc._CACHE.clear()
-
 
 def reminders() -> list[EmailLog]:
     return list(EmailLog.objects.filter(event="series_reminder").order_by("pk"))

@@ -18,12 +18,6 @@ from .series_play import play
 pytestmark = pytest.mark.django_db(transaction=True)  # the kept replay is stored on commit
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    svc._CACHE.clear()
-    yield
-    svc._CACHE.clear()
-
 
 def started():
     users = [make_user(n) for n in ("ann", "bob", "cid")]

@@ -33,12 +33,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BEFORE = [("games", "0015_course_drawings")]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    svc._CACHE.clear()
-    yield
-    svc._CACHE.clear()
-
 
 def old_series(apps: Any, users: list[Any], seed: bytes, play: Any) -> int:
     """A series as the code before rules versions stored it (no ``rules_version`` column): its

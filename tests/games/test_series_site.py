@@ -25,12 +25,6 @@ def logged_in(user) -> Client:
     return client
 
 
-@pytest.fixture(autouse=True)
-def _fresh_replays():
-    svc._CACHE.clear()
-    yield
-    svc._CACHE.clear()
-
 
 @pytest.mark.django_db
 def test_open_join_and_play_a_turn_through_the_pages(monkeypatch):
