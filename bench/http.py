@@ -269,6 +269,7 @@ class TurnPlayer:
         self.games = games
         self.index = 0
         self.state: dict[int, dict[str, Any]] = {}
+        self.ran_out = False  # every game of this connection ended: its turns figure is too low
 
     def game(self) -> dict[str, Any] | None:
         """The next game of this connection still being played; None when all have ended (a
@@ -285,6 +286,7 @@ class TurnPlayer:
     def step(self, tally: Tally) -> None:
         game = self.game()
         if game is None:
+            self.ran_out = True
             time.sleep(0.05)  # nothing left to play on this connection: idle until the round ends
             return
         s = self.state[game["id"]]
@@ -526,6 +528,9 @@ def main() -> None:
         errors = results[name]["errors"]
         print(f"{name:<14} {f['rps']:>8.0f} {f['p50']:>8.1f} {f['p99']:>8.1f} {f['cpu']:>11.2f} {ratio:>7} {goal:>6}  "
               f"{errors or ''}")
+    if any(p.ran_out for p in players):
+        print("note: some connections played all their games to the end (the warm-up plays too): the turns "
+              "figure is too low; give more --games")
     (var / "result.json").write_text(json.dumps({"table": table, "load": [load_before, load_after],
                                                  "errors": {k: v['errors'] for k, v in results.items()}}, indent=1))
 

@@ -84,17 +84,20 @@ def test_the_postgres_benches_run_at_a_tiny_size():
 @pytest.mark.redis
 @pytest.mark.django_db
 def test_the_http_bench_and_the_turn_profile_run_at_a_tiny_size(tmp_path):
-    """bench/http.py serves the project and the baseline, fills 8 games and drives every scenario
+    """bench/http.py serves the project and the baseline, fills 48 games and drives every scenario
     for a second (its connections once spun for ever looking for a game still going when all of
-    theirs had ended); bench/profile_turn.py then plays on the same games in-process."""
+    theirs had ended); bench/profile_turn.py then plays on the same games in-process. Enough games
+    that the warm-up and the measured second cannot play them all to the end (with 8, a fast run
+    once measured no turn at all; the bench now says so)."""
     redis_db = str(14 - WORKER)
     env = {"DATABASE_URL": server(), "BENCH_DB_PREFIX": PREFIX, "BENCH_PORT": str(8191 + 2 * WORKER),
            "BENCH_REDIS_DB": redis_db, "BENCH_VAR_DIR": str(tmp_path),
            "CELERY_BROKER_URL": f"redis://127.0.0.1:6379/{redis_db}"}
-    out = run("bench/http.py", "--games", "8", "--seconds", "1", "--rounds", "1", "--connections", "4", env=env,
+    out = run("bench/http.py", "--games", "48", "--seconds", "1", "--rounds", "1", "--connections", "4", env=env,
               timeout=600)
     for scenario in ("baseline post", "turns", "baseline get", "api get", "html"):
         assert re.search(rf"^{scenario} +\d+ +[\d.]+ +[\d.]+ ", out, re.M), out[-2000:]
     assert re.search(r"^turns .* >=60%", out, re.M), out[-2000:]
+    assert "note: some connections played all their games" not in out, out[-2000:]
     profiled = run("bench/profile_turn.py", "--requests", "20", "--top", "5", "--scenario", "api", env=env)
     assert re.search(r"per request", profiled), profiled[-2000:]
