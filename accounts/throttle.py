@@ -57,7 +57,8 @@ def client_ip(request: HttpRequest) -> str | None:
     """The client's address: ``REMOTE_ADDR``, or with ``PROXY_COUNT`` proxies in front the
     address the outermost of them saw in ``X-Forwarded-For`` (DRF's rule, ``NUM_PROXIES``).
     Anything that is not an IP address falls back to ``REMOTE_ADDR``."""
-    for candidate in (BaseThrottle().get_ident(request), request.META.get("REMOTE_ADDR")):
+    # DRF's rule reads only request.META, which a Django request has as DRF's does
+    for candidate in (BaseThrottle().get_ident(request), request.META.get("REMOTE_ADDR")):  # type: ignore[arg-type]
         try:
             return str(ipaddress.ip_address(str(candidate).strip()))
         except ValueError:
@@ -175,7 +176,7 @@ def password_reset_refusal(request: HttpRequest, email: str) -> tuple[str, int] 
         (_Rate("password_reset_email", rates["email"], digest), "reset_email"),
     ]
     for throttle, what in checks:
-        if not throttle.allow_request(request, None):
+        if not throttle.allow_request(request, None):  # type: ignore[arg-type]  # a form's request, no API view
             seconds = max(1, math.ceil(throttle.wait() or 1))
             return _wait_message(what, seconds), seconds
     return None

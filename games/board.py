@@ -516,8 +516,9 @@ def static_layers(course: Course, key: str | None = None, stored: Stored | Unrea
     if kept is None:
         if stored is UNREAD:
             stored = _read_drawing(key, language)
-        if stored is not None:
-            kept = (bytes(stored[0]), tuple(stored[1]))  # type: ignore[assignment]  # _unpack makes them floats
+        if isinstance(stored, tuple):
+            x, y, width, height = (float(v) for v in stored[1])
+            kept = (bytes(stored[0]), (x, y, width, height))
         else:
             drawn = Board(course).render_static()
             kept = (_pack(drawn), drawn[3])
@@ -533,8 +534,9 @@ def static_layers(course: Course, key: str | None = None, stored: Stored | Unrea
 def _read_drawing(key: str, language: str) -> Stored | None:
     from .models import CourseDrawing
 
-    return CourseDrawing.objects.filter(course_id=key, language=language, version=drawing_version(language)) \
+    row = CourseDrawing.objects.filter(course_id=key, language=language, version=drawing_version(language)) \
         .values_list("svg", "box").first()
+    return None if row is None else (bytes(row[0]), row[1])
 
 
 def _store_drawing(key: str, language: str, kept: tuple[bytes, Box]) -> None:

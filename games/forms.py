@@ -43,7 +43,9 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["username"].strip = False  # "ann\n" is refused, as by the API, not quietly cut to "ann"
+        username = self.fields["username"]
+        assert isinstance(username, forms.CharField)
+        username.strip = False  # "ann\n" is refused, as by the API, not quietly cut to "ann"
 
 
 class ChallengeForm(forms.Form):
@@ -54,7 +56,7 @@ class ChallengeForm(forms.Form):
     )
     grace_days = forms.TypedChoiceField(
         choices=[(d, _grace_days(d)) for d in GRACE_DAYS], coerce=int, initial=7,
-        required=False, empty_value=7,
+        required=False, empty_value=7,  # type: ignore[arg-type]  # Django takes any value (django-stubs: a str)
         label=_("Grace bank"), help_text=_("used when a move takes longer than its days; the game is lost when it is gone"),
     )
     course_letter = forms.ChoiceField(choices=CourseLetter.choices, required=False, initial="", label=_("Course"))
@@ -158,4 +160,4 @@ def form_error(form: forms.Form) -> ServiceError:
     """A turn form's first error as the refusal the game pages show (field and message), the
     same shape as a service's refusal."""
     field, errors = next(iter(form.errors.items()))
-    return ServiceError(f"{field}: {' '.join(errors)}", field)
+    return ServiceError(f"{field}: {' '.join(str(e) for e in errors)}", field)

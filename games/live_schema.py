@@ -65,7 +65,7 @@ def add_streams(result: dict[str, Any], generator: Any, request: Any, public: bo
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["StreamUserEvent"] = USER_EVENT
     schemas["StreamGameLine"] = GAME_LINE
-    security = [{"tokenAuth": []}, {"cookieAuth": []}]
+    security: list[dict[str, list[str]]] = [{"tokenAuth": []}, {"cookieAuth": []}]
     paths = result.setdefault("paths", {})
     paths["/api/stream/events/"] = {"get": {
         "operationId": "stream_events",

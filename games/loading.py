@@ -23,6 +23,7 @@ from django.db import connection
 from django.db.models import Field, Model
 
 from .models import CourseDrawing, Game, Seat
+from .writing import column_field
 
 # the user columns a game needs of its players (not their password hashes and the rest)
 PLAYER_FIELDS = ("username", "is_bot", "bot_level", "email", "email_mode", "time_zone", "reminder_hours",
@@ -45,9 +46,10 @@ def model_part(model: type[Model], alias: str, names: Sequence[str] | None = Non
     """The columns of a model (or only ``names``) under a table alias, with their converters."""
     # in the model's field order: Model.from_db expects the values of a partial load in that order
     fields = tuple(f for f in model._meta.concrete_fields if names is None or f.name in names)
-    cols = tuple(f.get_col(alias) for f in fields)  # type: ignore[union-attr]
+    cols = tuple(f.get_col(alias) for f in fields)
     converters = tuple(
-        tuple(connection.ops.get_db_converters(col) + f.get_db_converters(connection))  # type: ignore[union-attr]
+        # Field.get_db_converters is Django's (missing from django-stubs)
+        tuple(connection.ops.get_db_converters(col) + f.get_db_converters(connection))  # type: ignore[attr-defined]
         for f, col in zip(fields, cols, strict=True)
     )
     return Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols)  # type: ignore[arg-type]
@@ -146,7 +148,7 @@ def _select(model: type[Model], vendor: str, names: tuple[str, ...] | None, colu
     part = model_part(model, "m", names)
     qn = connection.ops.quote_name
     columns = ", ".join(f"m.{qn(f.column)}" for f in part.fields)
-    where = model._meta.get_field(column).column  # type: ignore[union-attr]
+    where = column_field(model, column).column
     values = ", ".join(["%s"] * count)
     return f"SELECT {columns} FROM {qn(model._meta.db_table)} m WHERE m.{qn(where)} IN ({values})", part
 

@@ -112,7 +112,10 @@ def user_from_token(token: str) -> Any:
         raise BadToken() from None
     if not isinstance(data, dict) or data.get("p") != UNSUBSCRIBE_PURPOSE or not isinstance(data.get("v"), int):
         raise BadToken()
-    user = User.objects.filter(pk=data.get("u")).first()
+    user_id = data.get("u")
+    if not isinstance(user_id, int):
+        raise BadToken()
+    user = User.objects.filter(pk=user_id).first()
     if user is None:
         raise BadToken()
     if not constant_time_compare(str(data.get("a")), _address(user.email)):

@@ -199,7 +199,7 @@ def translation_language() -> str:
     return (get_language() or "en").split("-")[0]
 
 
-_GROUP = [
+_GROUP: list[tuple[re.Pattern[str], Callable[..., str]]] = [
     (re.compile(r"^Final$"), lambda: pgettext("group", "Final")),
     (re.compile(r"^Group (\w+)$"), lambda x: pgettext("group", "Group %(letter)s") % {"letter": x}),
     (re.compile(r"^Level (\d+)$"), lambda n: pgettext("group", "Level %(level)s") % {"level": n}),

@@ -43,7 +43,7 @@ def games_of(user: Any) -> QuerySet[Game]:
 
 
 def games_to_move(user: Any) -> QuerySet[Game]:
-    return games_of(user).filter(sort=0)
+    return games_of(user).filter(sort=0)  # type: ignore[misc]  # "sort" is games_of's annotation
 
 
 def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:

@@ -26,6 +26,19 @@ from django.db.models import Field, Model
 Fields = tuple["Field[Any, Any]", ...]
 
 
+def column_field(model: type[Model], name: str) -> Field[Any, Any]:
+    """The model's field ``name``, which has a column of its own (not a relation's other side)."""
+    found = model._meta.get_field(name)
+    assert isinstance(found, Field) and found.column, f"{model.__name__}.{name} has no column"
+    return found
+
+
+def pk_column(model: type[Model]) -> str:
+    pk = model._meta.pk
+    assert pk is not None and pk.column
+    return pk.column
+
+
 @lru_cache(maxsize=64)
 def _insert_sql(model: type[Model], vendor: str, rows: int) -> tuple[str, Fields, bool]:
     """INSERT of ``rows`` rows of every concrete column but the automatic key, returning the key
@@ -44,12 +57,12 @@ def _insert_sql(model: type[Model], vendor: str, rows: int) -> tuple[str, Fields
 @lru_cache(maxsize=256)
 def _update_sql(model: type[Model], vendor: str, names: tuple[str, ...]) -> tuple[str, Fields]:
     """UPDATE of the columns ``names`` of one row, found by its key."""
-    fields = tuple(model._meta.get_field(name) for name in names)
+    fields = tuple(column_field(model, name) for name in names)
     qn = connection.ops.quote_name
     table = qn(model._meta.db_table)
-    sets = ", ".join(f"{qn(f.column)} = %s" for f in fields)  # type: ignore[union-attr]
-    sql = f"UPDATE {table} SET {sets} WHERE {table}.{qn(model._meta.pk.column)} = %s"  # type: ignore[union-attr]
-    return sql, fields  # type: ignore[return-value]
+    sets = ", ".join(f"{qn(f.column)} = %s" for f in fields)
+    sql = f"UPDATE {table} SET {sets} WHERE {table}.{qn(pk_column(model))} = %s"
+    return sql, fields
 
 
 def together() -> bool:

@@ -19,7 +19,7 @@ class SessionStore(db.SessionStore):
         """What Django's store reads: the session with this key that has not expired, or None
         (and the key forgotten)."""
         if self.model is not Session:  # a store of another model: Django's own read
-            return super()._get_session_from_db()
+            return super()._get_session_from_db()  # type: ignore[misc]  # Django's (missing from django-stubs)
         found = rows_where(Session, "session_key", [self.session_key])
         if not found or found[0].expire_date <= timezone.now():
             self._session_key = None

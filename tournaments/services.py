@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import secrets
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -184,7 +185,7 @@ def _new_round(t: Tournament, number: int, now: datetime) -> Round:
             Entry.objects.create(round=rnd, registration=red, board=board, opponent=yellow, color="w", game=game)
             Entry.objects.create(round=rnd, registration=yellow, board=board, opponent=red, color="b", game=game)
             for reg, other, color in ((red, yellow, "red"), (yellow, red, "yellow")):
-                transaction.on_commit(lambda r=reg, o=other, c=color, g=game: _tell_pairing(t, number, r, o, c, g))
+                transaction.on_commit(partial(_tell_pairing, t, number, reg, other, color, game))
     t.current_round = number
     t.save(update_fields=["current_round"])
     return rnd
@@ -270,8 +271,9 @@ def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> st
             if record_results(rnd):
                 if now < rnd.deadline:
                     return "waiting"
-                for entry in rnd.entries.filter(code="", game__isnull=False).select_related("game"):
-                    game_services.game_adjudicate(game_id=entry.game_id, now=now)
+                for game_id in rnd.entries.filter(code="", game__isnull=False).values_list("game_id", flat=True):
+                    assert game_id is not None  # game__isnull=False
+                    game_services.game_adjudicate(game_id=game_id, now=now)
                 record_results(rnd)
             rnd.status = Round.Status.CLOSED
             rnd.closed_at = now

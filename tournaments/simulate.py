@@ -91,7 +91,9 @@ def simulate(
             elif x < forfeits + draws:
                 outcome = "draw"
             else:
-                gap = (entry.registration.rating - entry.opponent.rating) / 400
+                white, black = entry.registration, entry.opponent
+                assert white is not None and black is not None  # a paired game: both players are known
+                gap = (white.rating - black.rating) / 400
                 outcome = "white" if rng.random() < 1 / (1 + 10 ** -gap) else "black"
             end_game(game, outcome, now)
         if withdrawals and rnd.number < rounds:
