@@ -587,6 +587,7 @@ class BecomeBot(APIView):
                    summary="Turn your account into a BOT account (no games yet; for good)")
     def post(self, request: Request) -> Response:
         user = request.user
+        assert isinstance(user, User)  # IsAuthenticated
         if user.is_bot:
             raise ServiceError(_("this account is a bot already"), "is_bot")
         if Game.objects.filter(models.Q(yellow=user) | models.Q(red=user)).exists():

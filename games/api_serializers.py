@@ -7,6 +7,8 @@ stage (bin/fuzz) checks every answer against them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from games.engine import Change
@@ -18,16 +20,16 @@ S = serializers.Serializer  # type: ignore[type-arg]
 COLORS = PLAYER_COLOR
 
 
-def cell(**kwargs: object) -> serializers.ListField:
+def cell(**kwargs: Any) -> serializers.ListField:
     return serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2,
                                  help_text="[q, r] axial (docs/game-record.md)", **kwargs)
 
 
-def cells(**kwargs: object) -> serializers.ListField:
+def cells(**kwargs: Any) -> serializers.ListField:
     return serializers.ListField(child=cell(), **kwargs)
 
 
-def ints(**kwargs: object) -> serializers.ListField:
+def ints(**kwargs: Any) -> serializers.ListField:
     return serializers.ListField(child=serializers.IntegerField(), **kwargs)
 
 
@@ -175,7 +177,7 @@ class PlacementsOut(S):
 
 class DiceChangeOut(S):
     change = serializers.ChoiceField(choices=[c.value for c in Change])
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field named "label": DRF takes it out of the class
     remove = serializers.IntegerField(required=False)
 
 

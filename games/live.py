@@ -348,7 +348,7 @@ class Database:
             raise
 
     async def run(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
-        call = functools.partial(self._context.run, self._call, fn, *args, **kwargs)
+        call = functools.partial(self._context.run, self._call, fn, *args, **kwargs)  # type: ignore[arg-type]
         return await asyncio.get_running_loop().run_in_executor(self._pool(), call)
 
     def close(self) -> None:

@@ -33,7 +33,7 @@ import resource
 import weakref
 import zoneinfo
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +67,7 @@ def stream_middleware(get_response: Middleware) -> Middleware:
             security.error(str(error))
             return JsonResponse({"code": "bad_host", "message": "this host is not served here", "field": "Host"},
                                 status=400)
-        request.urlconf = "games.live_urls"  # the streams' patterns alone
+        request.urlconf = "games.live_urls"  # type: ignore[attr-defined]  # the streams' patterns alone (Django reads it)
         refusal = bad_input(request, as_json=True)
         if refusal is not None:
             return refusal
@@ -277,11 +277,12 @@ class StreamHandler(ASGIHandler):
     def load_middleware(self, is_async: bool = False) -> None:
         # BaseHandler.load_middleware builds this chain from settings.MIDDLEWARE; these views
         # need none of it (no view, template-response or exception middleware either)
-        self._view_middleware = []
-        self._template_response_middleware = []
-        self._exception_middleware = []
-        inner = convert_exception_to_response(self._get_response_async)
-        self._middleware_chain = convert_exception_to_response(stream_middleware(inner))
+        self._view_middleware: list[Any] = []
+        self._template_response_middleware: list[Any] = []
+        self._exception_middleware: list[Any] = []
+        # BaseHandler._get_response_async: Django's (missing from django-stubs), a coroutine
+        inner = convert_exception_to_response(self._get_response_async)  # type: ignore[attr-defined]
+        self._middleware_chain = convert_exception_to_response(stream_middleware(inner))  # type: ignore[arg-type]
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -303,7 +304,7 @@ class StreamHandler(ASGIHandler):
         loop = asyncio.get_running_loop()
         state = {"stalled": False}
 
-        async def watched_send(message: dict[str, Any]) -> None:
+        async def watched_send(message: Mapping[str, Any]) -> None:
             task = asyncio.current_task()
             assert task is not None
             dog.sending[task] = (loop.time(), state)

@@ -44,6 +44,7 @@ from django.conf import settings
 from django.contrib import auth
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
@@ -266,7 +267,7 @@ def _at_once(channel: live.Channel, after: int | None, seen: live.Mark | None) -
 
 
 async def _page_stream(request: HttpRequest, opening: Opening, channel: live.Channel,
-                       seen_game: int | None = None, seen_series: int | None = None) -> HttpResponse:
+                       seen_game: int | None = None, seen_series: int | None = None) -> HttpResponseBase:
     """``seen_game``, ``seen_series``: the page's game or series, on which its player is marked
     "seen live"."""
     seen: live.Mark | None = None
@@ -282,7 +283,7 @@ async def _page_stream(request: HttpRequest, opening: Opening, channel: live.Cha
 
 
 @require_GET
-async def game_events(request: HttpRequest, game_id: int) -> HttpResponse:
+async def game_events(request: HttpRequest, game_id: int) -> HttpResponseBase:
     start, opening = await _open(request, game_id=game_id)
     if not opening.found:
         return _error(404, "not_found", gettext("no game %(game_id)s") % {"game_id": game_id}, "game")
@@ -290,7 +291,7 @@ async def game_events(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @require_GET
-async def my_events(request: HttpRequest) -> HttpResponse:
+async def my_events(request: HttpRequest) -> HttpResponseBase:
     start, opening = await _open(request)
     if opening.user is None:
         return _error(401, "not_authenticated", gettext("log in to follow your games"))
@@ -298,14 +299,14 @@ async def my_events(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-async def lobby_events(request: HttpRequest) -> HttpResponse:
+async def lobby_events(request: HttpRequest) -> HttpResponseBase:
     start, opening = await _open(request)
     user_id = opening.user.pk if opening.user is not None else None
     return _start_error(start) or await _page_stream(request, opening, live.Channel(user_id=user_id, lobby=True))
 
 
 @require_GET
-async def series_events(request: HttpRequest, series_id: int) -> HttpResponse:
+async def series_events(request: HttpRequest, series_id: int) -> HttpResponseBase:
     """A series' page (issue 16): its changes, as the game page's stream."""
     start, opening = await _open(request, series_id=series_id)
     if not opening.found:
@@ -315,7 +316,7 @@ async def series_events(request: HttpRequest, series_id: int) -> HttpResponse:
 
 
 @require_GET
-async def series_lobby_events(request: HttpRequest) -> HttpResponse:
+async def series_lobby_events(request: HttpRequest) -> HttpResponseBase:
     """The series lobby: every change of every series (it refreshes its lists)."""
     start, opening = await _open(request)
     return _start_error(start) or await _page_stream(request, opening, live.Channel(series_lobby=True))
@@ -344,7 +345,7 @@ def _user_lines(channel: live.Channel, user_id: int, after: int | None) -> str:
 
 
 @require_GET
-async def api_user_events(request: HttpRequest) -> HttpResponse:
+async def api_user_events(request: HttpRequest) -> HttpResponseBase:
     start, opening = await _open(request, tokens=True)
     if opening.user is None:
         return _error(401, "not_authenticated", gettext("a token (Authorization: Token …) or a session is needed"))
@@ -407,7 +408,7 @@ async def _ndjson_game(game_id: int, user: Any, first: dict[str, Any], after: in
     yield live.dumps({"type": "gameFull", **first}) + "\n"
     if first.get("status") != Game.Status.ACTIVE:
         return
-    ply = first.get("ply")
+    ply = int(first["ply"])
     async for event in live.events(live.Channel(game_id=game_id), after, settings.LIVE_HEARTBEAT_SECONDS, seen,
                                    settings.LIVE_STREAM_SECONDS):
         if not isinstance(event, LiveEvent):  # a heartbeat (it never resumes before now: no reset)
@@ -435,7 +436,7 @@ def _game_opening(request: HttpRequest, tokens: bool, game_id: int) -> tuple[Ope
 
 
 @require_GET
-async def api_game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
+async def api_game_stream(request: HttpRequest, game_id: int) -> HttpResponseBase:
     tokens = bool(request.headers.get("Authorization"))
     opening, first = await _db(request, _game_opening, request, tokens, game_id)
     if opening.user is not None:

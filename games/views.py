@@ -209,7 +209,8 @@ def position_at(game: Game, rows: list[Move], at: int) -> Position:
          "sunk": False}
         for c in COLORS
     ]
-    damage, dice = [0, 0], [[], []]
+    damage = [0, 0]
+    dice: list[list[int]] = [[], []]
     for row in rows[:at]:
         v = views[row.seat]
         if row.kind == Move.Kind.PLACE:
@@ -300,7 +301,8 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
     if your_turn and user is not None:
         found = advice(game, user)
         context["advice"] = advice_words(found, game, line_index) if found else None
-        context["advice_offered"] = found is not None or (not game.rated and opponent_is_house_bot(game, viewer))
+        context["advice_offered"] = found is not None or (
+            not game.rated and viewer is not None and opponent_is_house_bot(game, viewer))
         context["guide"] = guided(game, user)
     if your_turn:
         context.update(turn_context(state, placeable, line_index))
@@ -432,8 +434,10 @@ def part_response(html: str) -> HttpResponse:
 @require_POST
 def game_advice(request: HttpRequest, game_id: int) -> HttpResponse:
     """Turn the strong bot's advice on or off (casual games against the house bots only)."""
-    request.user.bot_hints = request.POST.get("on") == "1"
-    request.user.save(update_fields=["bot_hints"])
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    user.bot_hints = request.POST.get("on") == "1"
+    user.save(update_fields=["bot_hints"])
     return redirect("game", game_id=game_id)
 
 
@@ -441,8 +445,10 @@ def game_advice(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_POST
 def guide_done(request: HttpRequest) -> HttpResponse:
     """A new account dismisses the first game's hints."""
-    request.user.guide_done = True
-    request.user.save(update_fields=["guide_done"])
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    user.guide_done = True
+    user.save(update_fields=["guide_done"])
     back = request.POST.get("next", "")
     return redirect(back if back.startswith("/") and not back.startswith("//") else "lobby")
 
@@ -534,7 +540,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             elif "vacation_start" in request.POST:
                 vacation_form = VacationForm(request.POST)
                 if not vacation_form.is_valid():
-                    raise ServiceError("days: " + " ".join(vacation_form.errors.get("days", ["invalid"])), "days")
+                    raise ServiceError("days: " + " ".join(str(e) for e in vacation_form.errors.get("days", ["invalid"])), "days")
                 vacations.vacation_start(user=user, days=vacation_form.cleaned_data["days"])
                 messages.success(request, _("Have a good vacation: your clocks have stopped."))
                 return redirect("settings")

@@ -53,4 +53,4 @@ async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "http" and STREAM_PATHS.match(scope["path"]):
         await streams(scope, receive, send)
     else:
-        await site(scope, receive, send)
+        await site(scope, receive, send)  # type: ignore[arg-type]  # an HTTP scope, as a2wsgi types it

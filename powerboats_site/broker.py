@@ -153,7 +153,7 @@ class Channel(filesystem.Channel):  # type: ignore[misc]
             folder.mkdir(parents=True, exist_ok=True)
 
     # --- publishing -----------------------------------------------------------------
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]  # as kombu's filesystem Channel (its AbstractChannel names it message)
         """Put a message on ``queue``: written whole under tmp/, then renamed into the queue."""
         name = f"{time.time_ns()}_{uuid.uuid4()}.{queue}.msg"  # sorted by time: first in, first out
         try:
@@ -162,7 +162,7 @@ class Channel(filesystem.Channel):  # type: ignore[misc]
             raise filesystem.ChannelError(f"Cannot add message {name!r} to the queue") from exc
 
     # --- consuming ------------------------------------------------------------------
-    def _get(self, queue: str) -> Any:
+    def _get(self, queue: str, timeout: float | None = None) -> Any:
         """Take the oldest message of ``queue``: rename it into this consumer's folder, read it.
 
         A message that cannot be read or decoded is set aside in bad/ and the next one taken."""

@@ -33,7 +33,9 @@ class ErrorOut(serializers.Serializer):  # type: ignore[type-arg]
     message = serializers.CharField(help_text="for people")
     field = serializers.CharField(required=False, help_text="the input at fault (a body field, a parameter, body)")
     rule = serializers.CharField(required=False, help_text="the ruling broken (R1–R20), for an illegal move")
-    errors = serializers.JSONField(required=False, help_text="every invalid field with its messages")
+    # a field named "errors" (DRF takes declared fields out of the class: Serializer.errors stays)
+    errors = serializers.JSONField(required=False,  # type: ignore[assignment]
+                                   help_text="every invalid field with its messages")
 
 
 def errors(*codes: int, **described: str) -> dict[int, OpenApiResponse]:

@@ -108,7 +108,7 @@ class LeaderboardView(APIView):
                 "rating": selectors.leaderboard}[by]()
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(rows, request, view=self)
-        assert page is not None
+        assert page is not None and paginator.page is not None
         start = (paginator.page.number - 1) * paginator.page.paginator.per_page
         data = [{"rank": start + i + 1, "username": r.user.username, "is_bot": r.user.is_bot, **rating_json(r)}
                 for i, r in enumerate(page)]
@@ -230,7 +230,7 @@ class RoundOut(serializers.Serializer):  # type: ignore[type-arg]
     byes = ByeOut(many=True)
 
 
-class TournamentDetailOut(TournamentSummaryOut, TournamentIn):
+class TournamentDetailOut(TournamentSummaryOut, TournamentIn):  # type: ignore[misc]  # the output's fields come first
     first_color = serializers.CharField(allow_blank=True)
     tiebreak_order = serializers.ListField(child=serializers.CharField())
     standings = StandingOut(many=True)

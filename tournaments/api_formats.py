@@ -355,7 +355,9 @@ def _competition(pk: int) -> Competition:
 
 
 def competition_summary(c: Competition) -> dict[str, Any]:
-    return {"id": c.pk, "name": c.name, "members": c.member_count, "seasons": c.season_count or 0,
+    # member_count and season_count: annotated by competitions()
+    return {"id": c.pk, "name": c.name, "members": c.member_count,  # type: ignore[attr-defined]
+            "seasons": c.season_count or 0,  # type: ignore[attr-defined]
             "next_season_at": c.next_season_at}
 
 
@@ -491,6 +493,7 @@ class CompetitionJoinView(APIView):
                    request=None, responses={200: CompetitionMembership, **errors(401, 404, 409)})
     def post(self, request: Request, competition_id: int) -> Response:
         member = services.competition_join(user=request.user, competition_id=_pk(competition_id, "competition"))
+        assert isinstance(request.user, User)  # IsAuthenticated
         member.user = request.user
         return Response(membership_json(member))
 
@@ -503,6 +506,7 @@ class CompetitionLeaveView(APIView):
                    request=None, responses={200: CompetitionMembership, **errors(401, 404)})
     def post(self, request: Request, competition_id: int) -> Response:
         member = services.competition_leave(user=request.user, competition_id=_pk(competition_id, "competition"))
+        assert isinstance(request.user, User)  # IsAuthenticated
         member.user = request.user
         return Response(membership_json(member))
 
@@ -526,8 +530,9 @@ class CompetitionPlayerView(APIView):
         rows: list[GroupPlayer] = list(selectors.history(c, player))
         return Response({
             "competition": c.pk, "username": player.username, "membership": membership_json(member),
-            "seasons": [{"season": p.group.season.number, "level": p.group.level, "group": p.group_id,
-                         "group_name": p.group.name, "rank": p.rank, "players": p.group_size,
+            "seasons": [{"season": p.group.season.number if p.group.season else None, "level": p.group.level,
+                         "group": p.group_id, "group_name": p.group.name, "rank": p.rank,
+                         "players": p.group_size,  # type: ignore[attr-defined]  # annotated by selectors.history
                          "score": p.score, "games": p.games, "timeouts": p.timeouts, "move": p.move} for p in rows],
         })
 

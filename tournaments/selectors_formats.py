@@ -161,8 +161,8 @@ def _table(group: Group, players: list[GroupPlayer], pairings: list[GroupGame],
     table = Table(group, [rows[s.number] for s in ranked], players, pairings)
     cells: dict[tuple[int, int], CrossCell] = defaultdict(CrossCell)
     for g in pairings:
-        red, yellow = by_pk[g.red_id].number, by_pk[g.yellow_id].number
-        for me, other, result in ((red, yellow, g.result), (yellow, red, trf.MIRROR.get(g.result, ""))):
+        red_no, yellow_no = by_pk[g.red_id].number, by_pk[g.yellow_id].number
+        for me, other, result in ((red_no, yellow_no, g.result), (yellow_no, red_no, trf.MIRROR.get(g.result, ""))):
             cell = cells[(me, other)]
             cell.results.append(SYMBOLS.get(result, "·" if g.game_id else ""))
             if g.game_id:

@@ -24,7 +24,7 @@ from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.models import COLORS, DAYS_PER_MOVE, GRACE_DAYS, Game
 from games.state import course_data
 
-from .models import Entry, Registration, Round, Tournament
+from .models import Entry, GroupPlayer, Registration, Round, Tournament
 from .pairing import PairingError, pair
 from .selectors import rating_of, tournament_standings, tournament_trf
 from .standings import parse_order
@@ -227,8 +227,9 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
         return True
 
 
-def _result_code(game: Game, registration: Registration) -> str:
-    seat = 0 if game.yellow_id == registration.user_id else 1
+def _result_code(game: Game, side: Registration | GroupPlayer) -> str:
+    """The game's result code (TRF: 1, 0, =, + or -) from the side of ``side``'s player."""
+    seat = 0 if game.yellow_id == side.user_id else 1
     if not game.winner_color:
         return "="
     won = game.winner_color == COLORS[seat]

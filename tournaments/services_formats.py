@@ -516,7 +516,7 @@ def moves_for(size: int, level: int, lowest: int, promote: int, relegate: int) -
     return up, down
 
 
-KIND = {GroupPlayer.Move.STAY: 0, GroupPlayer.Move.UP: 1, GroupPlayer.Move.DOWN: 2}
+KIND: dict[str, int] = {GroupPlayer.Move.STAY: 0, GroupPlayer.Move.UP: 1, GroupPlayer.Move.DOWN: 2}
 
 
 def placement_order(members: Sequence[CompetitionMember], last: dict[int, GroupPlayer],
@@ -532,7 +532,8 @@ def placement_order(members: Sequence[CompetitionMember], last: dict[int, GroupP
         p = last.get(m.user_id)
         if p is None or p.move not in KIND:
             return (1, 0, 0, 0, 0.0, -rating, name)
-        target = p.group.level + {GroupPlayer.Move.UP: -1, GroupPlayer.Move.DOWN: 1}.get(p.move, 0)
+        step: dict[str, int] = {GroupPlayer.Move.UP: -1, GroupPlayer.Move.DOWN: 1}
+        target = p.group.level + step.get(p.move, 0)
         per_game = (p.score or 0.0) / p.games if p.games else 0.0
         return (0, max(1, target), KIND[p.move], p.rank or 99, -per_game, -rating, name)
 
