@@ -80,9 +80,16 @@ def series_summary(series: SeriesGame, seats: Sequence[SeriesSeat], user: Any = 
 
 
 def series_detail(series: SeriesGame, seats: Sequence[SeriesSeat], engine: Series | None,
-                  actions: Sequence[SeriesAction] = (), user: Any = None) -> dict[str, Any]:
-    """Everything a client needs to show a series and, for the player to move, to act."""
+                  actions: Sequence[SeriesAction] = (), user: Any = None, replayed: bool = False) -> dict[str, Any]:
+    """Everything a client needs to show a series and, for the player to move, to act. With
+    ``replayed``, ``engine`` is the series at an earlier action (the page's replay, ?at=): whose
+    turn it was then, and no one's turn to act now."""
     data = series_summary(series, seats, user)
+    if replayed and engine is not None:
+        race_then = engine.race
+        data["your_turn"] = False
+        data["to_move"] = (race_then.boats[race_then.to_move].color
+                           if race_then.phase.value in ("place", "dice", "direction") else None)
     data.update(dice_seed_sha256=series.dice_seed_sha256 or None,
                 dice_seed=series.dice_seed if series.over else None,
                 clock={"move_deadline": series.move_deadline.isoformat() if series.move_deadline else None,

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from games.engine import Phase
+from powerboats_site.strict import digits
 
 from . import services_series
 from .board import BoatView, OptionView, board_style, board_svg
@@ -139,12 +140,16 @@ def _context(request: HttpRequest, series: SeriesGame, seats: list[Any], error: 
         context["bot_default"] = "normal" if "normal" in free else (free[0] if free else None)
         return context
     played = services_series.engine_of(series, seats)
-    engine = played.series
     actions = list(series.actions.order_by("ply"))
-    detail = series_detail(series, seats, engine, actions, user)
+    total = len(actions)
+    at = _at(request, total)
+    replaying = at < total
+    # the replay control (?at=N, as a game's): the series as it stood after N actions
+    engine = services_series.replay(series, seats, actions[:at]).series if replaying else played.series
+    detail = series_detail(series, seats, engine, actions, user, replayed=replaying)
     # each action in words beside its notation, read from the replay (games/movetext.py)
     lines = [{c: i + 1 for i, c in enumerate(course_by_key(k).line)}
-             for k in series.course_keys[:len(engine.races)]]
+             for k in series.course_keys[:len(played.series.races)]]
     long = series_long_forms(actions, played.logs, {s.index: s.color for s in seats if s.index is not None}, lines)
     for entry, words in zip(detail["history"], long, strict=True):
         entry["long"] = words
@@ -174,12 +179,34 @@ def _context(request: HttpRequest, series: SeriesGame, seats: list[Any], error: 
         letter="ABC"[len(engine.races) - 1],
         races_played=["ABC"[i] for i in range(len(engine.races))],
         to_move_name=next((b["username"] for b in detail["boats"] if b["color"] == detail["to_move"]), None),
-        history=list(reversed(detail["history"][-40:])),
+        history=_history_window(detail["history"], at, replaying),
+        at=at,
+        total=total,
+        replaying=replaying,
         you_play=focus is not None and not any(t["left"] for t in detail["table"] if t["color"] == focus),
     )
     if your_turn:  # as the board numbers the start cells
         context.update(turn_context(race, placeable, {c: i + 1 for i, c in enumerate(course.line)}))
     return context
+
+
+HISTORY_SHOWN = 40
+
+
+def _at(request: HttpRequest, total: int) -> int:
+    """The replay's position: ``?at=N`` actions (0 to all; anything else: now)."""
+    text = request.GET.get("at", "")
+    return max(0, min(int(text), total)) if digits(text) else total
+
+
+def _history_window(history: list[dict[str, Any]], at: int, replaying: bool) -> list[dict[str, Any]]:
+    """The actions listed, newest first, each with the replay's position after it (``after``):
+    the last ``HISTORY_SHOWN``, or when replaying those around the position shown (marked)."""
+    for i, entry in enumerate(history):
+        entry["after"] = i + 1
+        entry["current"] = replaying and i + 1 == at
+    end = len(history) if not replaying else min(len(history), max(at + HISTORY_SHOWN // 2, HISTORY_SHOWN))
+    return list(reversed(history[max(0, end - HISTORY_SHOWN):end]))
 
 
 @require_GET

@@ -88,7 +88,8 @@ def test_the_series_move_list_says_each_action_in_words_in_every_language() -> N
     play(series.pk, stop=lambda engine: len(engine.races) >= 2)  # into race B
     actions = list(series.actions.order_by("-ply")[:40])
     html = client_of(users[0]).get(f"/series/{series.pk}/").content.decode()
-    items = re.findall(r'<li><code class="notation">([^<]*)</code> <span class="long">([^<]*)</span></li>', html)
+    items = re.findall(r'<li value="\d+"><a href="\?at=\d+"><code class="notation">([^<]*)</code></a> '
+                       r'<span class="long">([^<]*)</span></li>', html)
     assert len(items) == len(actions), "every action shown has its words"
     for (notation, words), action in zip(items, actions, strict=True):
         assert notation.endswith(action.notation.replace("&", "&amp;")), (notation, action.notation)

@@ -128,6 +128,16 @@ def test_series_page_in_chromium_desktop_and_phone(live_server, output_dir, monk
                     assert board["height"] > board["width"] > 0.8 * viewport["width"], board
                     assert board["y"] >= 0 and roll["y"] + roll["height"] <= viewport["height"], (board, roll)
                 page.screenshot(path=str(output_dir / f"series-{name}.png"), full_page=True)
+                # the replay control, as on the game page: one action back, then back to now
+                page.locator('.replay a[data-at="prev"]').click()
+                page.wait_for_url(re.compile(r"\?at=\d+$"))
+                assert page.locator(".replay span").inner_text().startswith("after ")
+                assert page.get_by_role("button", name="Roll").count() == 0, "no turn while replaying"
+                assert page.locator("#moves li.current").count() == 1
+                page.screenshot(path=str(output_dir / f"series-replay-{name}.png"), full_page=True)
+                page.get_by_role("link", name="Back to the current position").click()
+                page.wait_for_load_state()
+                assert page.get_by_role("button", name="Roll").count() == 1
                 page.goto(f"{live_server.url}/series/")
                 assert page.locator("#my-series li").count() == 1
                 page.screenshot(path=str(output_dir / f"series-lobby-{name}.png"), full_page=True)
