@@ -8,7 +8,7 @@ from typing import Any
 
 from games.engine import EngineError
 
-from .reasons import engine_message_text
+from .reasons import refusal_text
 
 
 class ServiceError(Exception):
@@ -77,5 +77,5 @@ def engine_step(call: Callable[[], Any]) -> Any:
     try:
         return call()
     except EngineError as exc:
-        raise IllegalMoveError(engine_message_text(exc.message), exc.field,
+        raise IllegalMoveError(refusal_text(exc.code, exc.params, exc.message), exc.field,
                                exc.rule if exc.rule.startswith("R") else None) from exc

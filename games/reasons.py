@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext, pgettext_lazy
 
 from .engine.rules import CUTOFF_MOVES
 
@@ -217,50 +217,35 @@ def group_text(name: str) -> str:
     return name
 
 
-_D = r"([A-Z]{1,2})"
-_NAMES = r"([A-Z]{1,2}(?:, [A-Z]{1,2})*)"
-_ENGINE: list[tuple[re.Pattern[str], Callable[..., str]]] = [
-    (re.compile("^your first move is forced: add one die$"), lambda: gettext("your first move is forced: add one die")),
-    (re.compile("^you hold no dice, so none can be removed$"),
-     lambda: gettext("you hold no dice, so none can be removed")),
-    (re.compile(r"^remove must name one of your (\d+) dice \(0\.\.(\d+)\)$"),
-     lambda n, last: gettext("remove must name one of your %(n)s dice (0..%(last)s)") % {"n": n, "last": last}),
-    (re.compile("^remove is only given when removing a die$"),
-     lambda: gettext("remove is only given when removing a die")),
-    (re.compile("^a die can be re-rolled only once$"), lambda: gettext("a die can be re-rolled only once")),
-    (re.compile(r"^re-roll index (-?\d+) is not one of your (\d+) dice$"),
-     lambda i, n: gettext("re-roll index %(index)s is not one of your %(n)s dice") % {"index": i, "n": n}),
-    (re.compile("^the removed die cannot be re-rolled$"), lambda: gettext("the removed die cannot be re-rolled")),
-    (re.compile("^a dice choice is needed$"), lambda: gettext("a dice choice is needed")),
-    (re.compile(r"^the heading must point to a side of the cell: 0\.\.5$"),
-     lambda: gettext("the heading must point to a side of the cell: 0..5")),
-    (re.compile(r"^(\(-?\d+, -?\d+\)) is not on the start/finish line$"),
-     lambda cell: gettext("%(cell)s is not on the start/finish line") % {"cell": cell}),
-    (re.compile(r"^(\(-?\d+, -?\d+\)) is taken by another boat$"),
-     lambda cell: gettext("%(cell)s is taken by another boat") % {"cell": cell}),
-    (re.compile(f"^the boat heads {_D}: it can keep that heading or turn 60° left or right \\({_NAMES}\\), not (.+)$"),
-     lambda h, names, shown: gettext("the boat heads %(heading)s: it can keep that heading or turn 60° left or right "
-                                     "(%(names)s), not %(shown)s") % {"heading": h, "names": names, "shown": shown}),
-    (re.compile(f"^direction {_D} is not allowed: {_D} reaches only (\\d+) of (\\d+), and {_NAMES} reach(?:es)? all "
-                f"(\\d+): you must move as far as your dice say\\. Allowed: {_NAMES}$"),
-     lambda d, _d, reach, total, names, _t, allowed: gettext(
-         "direction %(direction)s is not allowed: it reaches only %(reach)s of %(total)s, and %(names)s reach all "
-         "%(total)s: you must move as far as your dice say. Allowed: %(allowed)s")
-     % {"direction": d, "reach": reach, "total": total, "names": names, "allowed": allowed}),
-    (re.compile(f"^direction {_D} is not allowed: no direction reaches (\\d+); {_D} reaches (\\d+), {_NAMES} "
-                f"reach(?:es)? (\\d+): you must take the longest way\\. Allowed: {_NAMES}$"),
-     lambda d, total, _d, reach, names, longest, allowed: gettext(
-         "direction %(direction)s is not allowed: no direction reaches %(total)s; it reaches %(reach)s, %(names)s "
-         "reach %(longest)s: you must take the longest way. Allowed: %(allowed)s")
-     % {"direction": d, "total": total, "reach": reach, "names": names, "longest": longest, "allowed": allowed}),
-]
+# The engine's refusals by their code (games.engine.errors.EngineError.code), in the reader's
+# language; the parameters are the engine's (numbers, cells, direction letters). A refusal with
+# no code here keeps the engine's English.
+REFUSALS: dict[str, str] = {
+    "first_move_adds": gettext_noop("your first move is forced: add one die"),
+    "no_die_to_remove": gettext_noop("you hold no dice, so none can be removed"),
+    "remove_index": gettext_noop("remove must name one of your %(n)s dice (0..%(last)s)"),
+    "remove_not_removing": gettext_noop("remove is only given when removing a die"),
+    "reroll_twice": gettext_noop("a die can be re-rolled only once"),
+    "reroll_index": gettext_noop("re-roll index %(index)s is not one of your %(n)s dice"),
+    "reroll_removed": gettext_noop("the removed die cannot be re-rolled"),
+    "choice_needed": gettext_noop("a dice choice is needed"),
+    "heading_range": gettext_noop("the heading must point to a side of the cell: 0..5"),
+    "not_on_line": gettext_noop("%(cell)s is not on the start/finish line"),
+    "not_on_start_rows": gettext_noop("%(cell)s is not on the start/finish line or a row open for placing behind it"),
+    "cell_taken": gettext_noop("%(cell)s is taken by another boat"),
+    "not_a_heading": gettext_noop("the boat heads %(heading)s: it can keep that heading or turn 60° left or right "
+                                  "(%(names)s), not %(shown)s"),
+    "not_as_far_as_the_dice": gettext_noop(
+        "direction %(direction)s is not allowed: it reaches only %(reach)s of %(total)s, and %(names)s reach all "
+        "%(total)s: you must move as far as your dice say. Allowed: %(allowed)s"),
+    "not_the_longest_way": gettext_noop(
+        "direction %(direction)s is not allowed: no direction reaches %(total)s; it reaches %(reach)s, %(names)s "
+        "reach %(longest)s: you must take the longest way. Allowed: %(allowed)s"),
+}
 
 
-def engine_message_text(message: str) -> str:
-    """An engine refusal (``IllegalMove.message``, English: the engine has no Django) in the
-    active language; the API's ``code`` and ``rule`` stay as they are. Unknown shapes pass."""
-    for pattern, build in _ENGINE:
-        match = pattern.match(message)
-        if match:
-            return build(*match.groups())
-    return message
+def refusal_text(code: str, params: Mapping[str, object], message: str) -> str:
+    """An engine refusal in the active language, from its code and parameters; the engine's own
+    English ``message`` for a refusal without words here. The API's ``code`` and ``rule`` stay."""
+    words = REFUSALS.get(code)
+    return gettext(words) % dict(params) if words else message

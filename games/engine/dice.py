@@ -61,21 +61,23 @@ class DiceChoice:
         """Raise :class:`IllegalMove` (R6) unless this choice is allowed with ``held`` dice."""
         n = len(held)
         if first_move and (self.change is not Change.ADD or self.reroll):
-            raise IllegalMove("R6", "your first move is forced: add one die", "change")
+            raise IllegalMove("R6", "your first move is forced: add one die", "change", "first_move_adds")
         if self.change is Change.REMOVE:
             if n == 0:
-                raise IllegalMove("R6", "you hold no dice, so none can be removed", "remove")
+                raise IllegalMove("R6", "you hold no dice, so none can be removed", "remove", "no_die_to_remove")
             if self.remove is None or not 0 <= self.remove < n:
-                raise IllegalMove("R6", f"remove must name one of your {n} dice (0..{n - 1})", "remove")
+                raise IllegalMove("R6", f"remove must name one of your {n} dice (0..{n - 1})", "remove",
+                                  "remove_index", {"n": n, "last": n - 1})
         elif self.remove is not None:
-            raise IllegalMove("R6", "remove is only given when removing a die", "remove")
+            raise IllegalMove("R6", "remove is only given when removing a die", "remove", "remove_not_removing")
         if len(set(self.reroll)) != len(self.reroll):
-            raise IllegalMove("R6", "a die can be re-rolled only once", "reroll")
+            raise IllegalMove("R6", "a die can be re-rolled only once", "reroll", "reroll_twice")
         for index in self.reroll:
             if not 0 <= index < n:
-                raise IllegalMove("R6", f"re-roll index {index} is not one of your {n} dice", "reroll")
+                raise IllegalMove("R6", f"re-roll index {index} is not one of your {n} dice", "reroll",
+                                  "reroll_index", {"index": index, "n": n})
             if index == self.remove:
-                raise IllegalMove("R6", "the removed die cannot be re-rolled", "reroll")
+                raise IllegalMove("R6", "the removed die cannot be re-rolled", "reroll", "reroll_removed")
 
     def apply(
         self, held: Sequence[int], source: DiceSource, checked: bool = False

@@ -85,6 +85,7 @@ class RaceRules(Rules):
     ruleset: ClassVar[str] = "boxed rules for 2-6 boats with rulings R1-R20"
     placing_rule: ClassVar[str] = "R16"
     placing_area: ClassVar[str] = "the start/finish line or a row open for placing behind it"
+    placing_refusal: ClassVar[str] = "not_on_start_rows"
     ranked: ClassVar[bool] = True
 
     def check_boats(self, count: int) -> None:

@@ -321,6 +321,7 @@ class Rules:
     ruleset: ClassVar[str] = ""
     placing_rule: ClassVar[str] = "R5"
     placing_area: ClassVar[str] = "the start/finish line"
+    placing_refusal: ClassVar[str] = "not_on_line"  # the refusal's code (EngineError.code)
     ranked: ClassVar[bool] = False  # boats take finishing positions (R18) instead of one winner
 
     def check_boats(self, count: int) -> None:
@@ -507,11 +508,12 @@ class GameState:
         self._expect(Phase.PLACE)
         rule = self.rules.placing_rule
         if not isinstance(heading, int) or not 0 <= heading < 6:
-            raise IllegalMove(rule, "the heading must point to a side of the cell: 0..5", "heading")
+            raise IllegalMove(rule, "the heading must point to a side of the cell: 0..5", "heading", "heading_range")
         if cell not in self.rules.start_area(self):
-            raise IllegalMove(rule, f"{cell} is not on {self.rules.placing_area}", "cell")
+            raise IllegalMove(rule, f"{cell} is not on {self.rules.placing_area}", "cell", self.rules.placing_refusal,
+                              {"cell": str(cell)})
         if cell in self._taken():
-            raise IllegalMove(rule, f"{cell} is taken by another boat", "cell")
+            raise IllegalMove(rule, f"{cell} is taken by another boat", "cell", "cell_taken", {"cell": str(cell)})
         boats = list(self.boats)
         boats[self.to_move] = replace(self.boat, cell=cell, heading=heading)
         nxt = self._next_to_place(boats)
@@ -526,7 +528,7 @@ class GameState:
         the move is made at once and returned."""
         self._expect(Phase.DICE)
         if not isinstance(choice, DiceChoice):
-            raise IllegalMove("R6", "a dice choice is needed", "choice")
+            raise IllegalMove("R6", "a dice choice is needed", "choice", "choice_needed")
         boat = self.boat
         choice.check(boat.dice, first_move=boat.moves == 0)
         dice, rolled = choice.apply(boat.dice, source, checked=True)
@@ -555,7 +557,7 @@ class GameState:
                 "R7",
                 f"the boat heads {DIRECTION_NAMES[boat.heading]}: it can keep that heading or turn 60° "
                 f"left or right ({names}), not {shown}",
-                "direction",
+                "direction", "not_a_heading", {"heading": DIRECTION_NAMES[boat.heading], "names": names, "shown": shown},
             )
         assert self.pending is not None
         if direction in self.pending.allowed:
@@ -566,11 +568,16 @@ class GameState:
             allowed = [o for o in options if o.allowed]
             total = chosen.total
             names = ", ".join(o.name for o in allowed)
+            params: dict[str, object] = {"direction": chosen.name, "reach": chosen.reach, "total": total, "names": names,
+                                         "allowed": names}
             if allowed[0].reach == total:
+                code = "not_as_far_as_the_dice"
                 why = f"{chosen.name} reaches only {chosen.reach} of {total}, and {names} reach{'es' if len(allowed) == 1 else ''} all {total}: you must move as far as your dice say"
             else:
+                code, params["longest"] = "not_the_longest_way", allowed[0].reach
                 why = f"no direction reaches {total}; {chosen.name} reaches {chosen.reach}, {names} reach{'es' if len(allowed) == 1 else ''} {allowed[0].reach}: you must take the longest way"
-            raise IllegalMove("R7", f"direction {chosen.name} is not allowed: {why}. Allowed: {names}", "direction")
+            raise IllegalMove("R7", f"direction {chosen.name} is not allowed: {why}. Allowed: {names}", "direction",
+                              code, params)
         raise AssertionError("an allowed direction was not taken above")
 
     @classmethod

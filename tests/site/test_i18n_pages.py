@@ -389,13 +389,15 @@ def test_the_engines_refusals_and_results_are_translated(world) -> None:
     assert response.status_code == 400
     assert "la tua prima mossa è obbligata: aggiungi un dado" in html and "(R6)" in html  # R6: first move adds a die
     with translation.override("de"):
-        from games.reasons import engine_message_text, outcome_text, result_text
+        from games.reasons import outcome_text, refusal_text, result_text
 
         assert result_text("sank", {"color": "yellow", "damage": 4}) == "Gelb ist mit 4 Schaden gesunken"  # R12
         assert result_text("cutoff_buoys", {"color": "red", "a": 2, "b": 1}) == \
             "je 35 Züge: Rot hat mehr Bojen umrundet (2 zu 1)"  # R13
         assert outcome_text("you finished 2nd of 5 and stay at level 3") == "du bist 2. von 5 und bleibst in Stufe 3"
-        assert engine_message_text("(1, 2) is taken by another boat") == "auf (1, 2) steht schon ein anderes Boot"
+        assert refusal_text("cell_taken", {"cell": "(1, 2)"}, "(1, 2) is taken by another boat") == \
+            "auf (1, 2) steht schon ein anderes Boot"
+        assert refusal_text("a_new_code", {}, "a refusal of a new kind") == "a refusal of a new kind"
         assert result_text("", {}, "a sentence of a new shape") == "a sentence of a new shape"
         assert result_text("series_won", {"colors": ["purple"], "points": 11, "ended_after": None}) == \
             "Lila gewinnt die Serie mit 11 Punkten"  # R19
