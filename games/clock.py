@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from accounts.models import User, Vacation
 
+from .house import is_house_bot
 from .models import Game, Seat
 
 Interval = tuple[datetime, datetime]
@@ -163,7 +164,8 @@ def set_deadlines(game: Game, seats: Sequence[Seat], pauses: Sequence[Interval] 
     if game.status != Game.Status.ACTIVE:
         stop(game)
     else:
-        run(game, game.player(game.to_move), seats[game.to_move], pauses)
+        mover = game.player(game.to_move)
+        run(game, mover, seats[game.to_move], pauses, remind=not is_house_bot(mover))
 
 
 def end_turn(game: Game, seats: Sequence[Seat], seat: int, now: datetime,

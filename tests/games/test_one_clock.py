@@ -99,3 +99,14 @@ def test_a_game_and_a_series_are_timed_by_the_same_clock(monkeypatch):
     assert "charge Game" in calls and "charge SeriesGame" in calls
     assert game.seats.get(index=0).grace_seconds == 2 * 86400
     assert series.seats.get(index=had).grace_seconds == 2 * 86400
+
+
+def test_a_house_bot_is_never_reminded_in_a_game_or_a_series():
+    """One rule for both kinds: the clock sets no reminder for a house bot's turn (it moves within
+    seconds); a person's turn has one."""
+    bot = make_user("easy_bot", is_bot=True, bot_level="easy")
+    with time_machine.travel(T0, tick=False):
+        game = make_game(yellow=bot, red=make_user("rita"), days_per_move=2, grace_days=3)
+        person = make_game(yellow=make_user("paula"), red=make_user("pete"), days_per_move=2, grace_days=3)
+    assert game.reminder_at is None and game.deadline == T0 + 5 * DAY
+    assert person.reminder_at == person.deadline - timedelta(hours=24)
