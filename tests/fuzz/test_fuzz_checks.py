@@ -73,3 +73,58 @@ def test_schemathesis_reads_the_configuration(path):
     data = tomllib.loads(path.read_text())
     del data["hooks"]  # the check is registered here already (importing it twice is refused)
     SchemathesisConfig.from_dict(data)
+
+
+# --- negative_data_verified --------------------------------------------------------------------
+
+API_DOC = {
+    "openapi": "3.0.3",
+    "paths": {"/api/tournaments/": {"post": {"requestBody": {"content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/TournamentInRequest"}}}}}}},
+    "components": {"schemas": {"TournamentInRequest": {
+        "type": "object", "required": ["name"],
+        "properties": {"name": {"type": "string", "minLength": 1}, "rounds": {"type": "integer", "maximum": 30}}}}},
+}
+
+
+def _negative(body: Any, *, query_negated: bool = False) -> Any:
+    from schemathesis.core.parameters import ParameterLocation
+
+    mode = SimpleNamespace
+    components = {ParameterLocation.BODY: mode(mode=mode(is_positive=False)),
+                  ParameterLocation.QUERY: mode(mode=mode(is_positive=not query_negated))}
+    operation = SimpleNamespace(path="/api/tournaments/", schema=SimpleNamespace(raw_schema=API_DOC))
+    return SimpleNamespace(meta=SimpleNamespace(components=components), operation=operation, method="POST", body=body)
+
+
+def _verified(case: Any, monkeypatch: Any) -> bool | None:
+    """negative_data_verified where schemathesis's own check fails the case (it was accepted)."""
+    import fuzz_checks
+    from schemathesis.core.failures import AcceptedNegativeData
+
+    def accepted(ctx: Any, response: Any, case: Any) -> None:
+        raise AcceptedNegativeData(operation="POST /api/tournaments/", message="accepted", status_code=201,
+                                   expected_statuses=["400"])
+
+    monkeypatch.setattr(fuzz_checks, "negative_data_rejection", accepted)
+    return fuzz_checks.negative_data_verified(None, None, case)  # type: ignore[no-any-return]
+
+
+def test_a_negative_whose_body_the_schema_allows_after_all_is_not_a_failure(monkeypatch):
+    # the case CI met: every required field there, and an extra property the schema does not forbid
+    assert _verified(_negative({"name": "0", "rounds": 1, "errors": {}}), monkeypatch) is None
+
+
+@pytest.mark.parametrize("body", [{"rounds": 1}, {"name": ""}, {"name": "x", "rounds": 31}, {"name": 5}, ["name"]])
+def test_an_accepted_body_that_breaks_the_schema_is_still_a_failure(body, monkeypatch):
+    from schemathesis.core.failures import AcceptedNegativeData
+
+    with pytest.raises(AcceptedNegativeData):
+        _verified(_negative(body), monkeypatch)
+
+
+def test_a_negated_query_is_judged_by_schemathesis_alone(monkeypatch):
+    from schemathesis.core.failures import AcceptedNegativeData
+
+    with pytest.raises(AcceptedNegativeData):
+        _verified(_negative({"name": "ok"}, query_negated=True), monkeypatch)
