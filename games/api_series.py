@@ -39,7 +39,7 @@ from .models import LakeSide
 from .models_series import MAX_SEATS, MIN_SEATS, SeriesGame
 from .payloads_series import series_detail, series_summary
 from .ratings_series import is_provisional, leaderboard
-from .selectors_series import open_series_and_mine, series_with_seats
+from .selectors import open_series_and_mine, series_with_seats
 
 S = serializers.Serializer  # type: ignore[type-arg]
 SERIES_COLOR = api_enums.SERIES_COLOR

@@ -22,6 +22,7 @@ from .signals import (
     chat_posted,
     emails_recorded,
     move_made,
+    series_bot_to_move,
 )
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,6 @@ def recorded_emails_are_sent(sender: Any, ids: list[int], **kwargs: Any) -> None
 
 # --- series of the boxed game (issue 16) ------------------------------------------------------
 from . import tasks_series  # noqa: E402
-from .signals_series import series_bot_to_move  # noqa: E402
 
 _bot_turns = threading.local()
 

@@ -1,13 +1,14 @@
-"""Reads for games and challenges, shared by the site and the API."""
+"""Reads for games, series and challenges, shared by the site and the API."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
+from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
 
 from .loading import game_and_seats, game_seats_and_drawing, rows_where
 from .models import Challenge, Game, Move, Rating, Seat
+from .models_series import SeriesGame, SeriesSeat
 
 
 def open_challenges(user: Any = None) -> QuerySet[Challenge]:
@@ -81,3 +82,45 @@ def live_games(limit: int = 5) -> list[Game]:
         Game.objects.filter(status=Game.Status.ACTIVE).exclude(phase=Game.Phase.PLACE)
         .select_related("yellow", "red").order_by("-updated_at")[:limit]
     )
+
+
+# --- series of the boxed game (issue 16): payloads_series shapes them ---------------------------
+
+
+def series_with_seats(series_id: int) -> tuple[SeriesGame, list[SeriesSeat]] | None:
+    series = SeriesGame.objects.select_related("created_by", "winner").filter(pk=series_id).first()
+    if series is None:
+        return None
+    return series, list(series.seats.select_related("user").order_by("index", "joined_at", "pk"))
+
+
+def _with_seats(queryset: QuerySet[SeriesGame]) -> list[tuple[SeriesGame, list[SeriesSeat]]]:
+    rows = list(queryset.select_related("created_by")[:100])
+    seats: dict[int, list[SeriesSeat]] = {s.pk: [] for s in rows}
+    for seat in SeriesSeat.objects.filter(series__in=rows).select_related("user").order_by("index", "joined_at"):
+        seats[seat.series_id].append(seat)
+    return [(s, seats[s.pk]) for s in rows]
+
+
+def open_series_and_mine(user: Any) -> list[tuple[SeriesGame, list[SeriesSeat]]]:
+    """Open series (the lobby) and every series the user has a seat in, newest first."""
+    query = Q(status=SeriesGame.Status.OPEN)
+    if getattr(user, "pk", None):
+        query |= Q(seats__user=user) & ~Q(status=SeriesGame.Status.CANCELLED)
+    return _with_seats(SeriesGame.objects.filter(query).distinct().order_by("-updated_at"))
+
+
+def open_series() -> list[tuple[SeriesGame, list[SeriesSeat]]]:
+    return _with_seats(SeriesGame.objects.filter(status=SeriesGame.Status.OPEN).order_by("-created_at"))
+
+
+def series_to_move(user: Any) -> QuerySet[SeriesGame]:
+    """The series going on where it is the user's turn (a started series' seat index is its
+    place in the turn order: ``to_move`` names it), the soonest deadline first."""
+    return SeriesGame.objects.filter(status=SeriesGame.Status.ACTIVE, seats__user=user,
+                                     seats__index=F("to_move")).order_by("deadline", "pk")
+
+
+def series_of(user: Any) -> list[tuple[SeriesGame, list[SeriesSeat]]]:
+    return _with_seats(SeriesGame.objects.filter(seats__user=user).exclude(status=SeriesGame.Status.CANCELLED)
+                       .distinct().order_by("-updated_at"))

@@ -72,7 +72,7 @@ from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide, LiveEvent
 from .models_series import MAX_SEATS, MIN_SEATS, MIN_TO_START, SeriesAction, SeriesGame, SeriesSeat
 from .payloads import option_json
 from .reasons import result_of
-from .signals_series import series_bot_to_move
+from .signals import series_bot_to_move
 from .state import course_by_key, course_data, stored_course
 
 # --- the replay ---------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Events of the games app, published after the transaction that caused them commits.
+"""Events of the games app, of two-player games and series, published after the transaction
+that caused them commits.
 
 Other code subscribes instead of being called from the game code; every subscription of this
 app is in ``games/receivers.py`` (the tournaments app has its own). An event is small and
@@ -28,3 +29,7 @@ emails_recorded = Signal()
 # a player wrote a line in a game's chat (games.services_social); kwargs: game_id, message_id,
 # user_id (its author) — for the live event stream
 chat_posted = Signal()
+
+# a house bot is to act in a series (games.services_series); kwargs: series_id, ply. A series'
+# live event is written in its action's transaction instead (games.live.write)
+series_bot_to_move = Signal()

@@ -16,8 +16,7 @@ from . import board, bots, live, services
 from .errors import ServiceError
 from .models import Challenge, EmailLog, Game
 from .notifications import notify, send_logged
-from .selectors import games_to_move
-from .selectors_series import series_to_move
+from .selectors import games_to_move, series_to_move
 
 log = logging.getLogger(__name__)
 User = get_user_model()

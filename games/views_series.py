@@ -27,7 +27,7 @@ from .models_series import MAX_SEATS, MIN_SEATS, SeriesGame
 from .movetext import series_long_forms
 from .payloads_series import series_detail, series_summary
 from .ratings_series import display, leaderboard, shown_ratings
-from .selectors_series import open_series, series_of, series_with_seats
+from .selectors import open_series, series_of, series_with_seats
 from .state import course_by_key
 from .turn_forms import turn_context
 
