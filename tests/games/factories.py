@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
+from rest_framework.test import APIClient
 
 from games import services
 from games.engine import Phase, new_course
@@ -24,6 +25,13 @@ PASSWORD = "a-long-test-password-1"
 
 def make_user(name: str, **extra: Any) -> Any:
     return User.objects.create_user(name, f"{name}@example.com", PASSWORD, **extra)
+
+
+def client_for(user: Any) -> APIClient:
+    """An API client signed in as ``user`` (no token round trip: tests/games/test_api.py has that)."""
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
 
 
 @lru_cache(maxsize=64)

@@ -17,7 +17,7 @@ from games import services_series
 from games.models import Move
 from games.models_series import SeriesAction
 
-from .factories import make_user, placed_game
+from .factories import client_for, make_user, placed_game
 from .series_play import play
 
 pytestmark = pytest.mark.django_db
@@ -38,12 +38,6 @@ class Turn:
     def post(self, url: str, body: dict[str, Any], key: str | None):
         headers = {} if key is None else {"HTTP_IDEMPOTENCY_KEY": key}
         return self.client.post(url, body, format="json", **headers)
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 def a_game(**players: Any) -> Turn:

@@ -12,14 +12,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.utils import translation
-from rest_framework.test import APIClient
 
 from games import services_series
 from games.engine import EngineError, IllegalMove
 from games.errors import IllegalMoveError, engine_step
 from games.reasons import REFUSALS, refusal_text
 
-from .factories import greedy_action, make_user, placed_game
+from .factories import client_for, greedy_action, make_user, placed_game
 
 pytestmark = pytest.mark.django_db
 ENGINE = Path(settings.BASE_DIR) / "games" / "engine"
@@ -76,8 +75,7 @@ def test_a_series_placement_off_the_open_rows_is_refused_in_german():
         services_series.series_join(user=user, series_id=series.pk, rng=random.Random(5))
     series.refresh_from_db()
     mover = series.seats.get(index=series.to_move).user
-    client = APIClient()
-    client.force_authenticate(mover)
+    client = client_for(mover)
     answer = client.post(f"/api/series/{series.pk}/place/", {"ply": 0, "cell": [-40, -40], "heading": 0},
                          format="json", HTTP_ACCEPT_LANGUAGE="de")
     assert answer.status_code == 400
@@ -94,8 +92,7 @@ def test_a_direction_not_allowed_is_explained_in_italian():
         game.refresh_from_db()
         assert not game.over, "no roll in this game left a direction that is not allowed"
         mover = game.player(game.to_move)
-        client = APIClient()
-        client.force_authenticate(mover)
+        client = client_for(mover)
         state = client.get(f"/api/games/{game.pk}/").json()
         refused = [o for o in state.get("options") or [] if not o["allowed"]]
         if state["phase"] == "direction" and refused:

@@ -20,7 +20,7 @@ from games.models_series import SeriesAction, SeriesGame, SeriesRating, SeriesRa
 from games.ratings_series import pair_score
 from games.tasks import sweep_clocks
 
-from .factories import make_user
+from .factories import client_for, make_user
 from .series_play import engine_now, play
 
 pytestmark = pytest.mark.django_db
@@ -328,12 +328,6 @@ def test_pairwise_scores():
 
 
 # --- the API -----------------------------------------------------------------------------------------
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @PLAYED
