@@ -72,6 +72,7 @@ from .models import DAYS_PER_MOVE, GRACE_DAYS, LakeSide, LiveEvent
 from .models_series import MAX_SEATS, MIN_SEATS, MIN_TO_START, SeriesAction, SeriesGame, SeriesSeat
 from .payloads import option_json
 from .reasons import result_of
+from .selectors import series_to_move
 from .signals import series_bot_to_move
 from .state import course_by_key, course_data, stored_course
 
@@ -388,10 +389,9 @@ def _charge(series: SeriesGame, seats: Sequence[SeriesSeat], seat: int, now: dat
 
 def recompute_deadlines(user: Any) -> int:
     """The deadlines of the user's series where it is their turn, after their vacation started
-    or ended (games.vacations); returns how many."""
+    or ended (games.vacations); returns how many. Each is checked again once locked."""
     changed = 0
-    ids = list(SeriesGame.objects.filter(status=SeriesGame.Status.ACTIVE, seats__user=user).values_list("pk", flat=True))
-    for series_id in sorted(ids):
+    for series_id in sorted(series_to_move(user).values_list("pk", flat=True)):
         series, seats = _locked(series_id)
         playing = playing_seats(seats)
         if series.to_move is not None and playing[series.to_move].user_id == user.pk:

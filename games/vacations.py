@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import models, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -16,6 +16,7 @@ from accounts.models import User, Vacation
 from . import clock, services_series
 from .errors import Conflict, ServiceError
 from .models import Game
+from .selectors import games_to_move
 
 
 def vacation_days_left(user: Any, now: datetime | None = None) -> timedelta:
@@ -38,11 +39,7 @@ def active_vacation(user: Any, now: datetime | None = None) -> Vacation | None:
 def _recompute_deadlines(user: Any) -> int:
     """Deadlines of the user's active games and series where it is their turn, after a vacation
     change (the two-player games first, then the series, each in id order: one lock order)."""
-    ids = list(
-        Game.objects.filter(status=Game.Status.ACTIVE)
-        .filter(models.Q(yellow=user, to_move=0) | models.Q(red=user, to_move=1))
-        .values_list("pk", flat=True)
-    )
+    ids = list(games_to_move(user).values_list("pk", flat=True))
     for game in Game.objects.select_for_update(of=("self",)).select_related("yellow", "red").filter(pk__in=ids).order_by("pk"):
         seats = list(game.seats.order_by("index"))
         clock.set_deadlines(game, seats)
