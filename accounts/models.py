@@ -118,7 +118,7 @@ class User(AbstractUser):
             return True
         # with a digest, only what cannot wait a day comes at once
         return self.email_mode == User.EmailMode.DIGEST and event in {
-            "digest", "game_over", "series_over", "challenge", "pairing", "tournament_over", "group_start", "group_over"}
+            "digest", "game_over", "challenge", "pairing", "tournament_over", "group_start", "group_over"}
 
 
 class Vacation(models.Model):

@@ -79,7 +79,7 @@ def fill(players: int, games: int, seed: int) -> None:
 
         def flush() -> None:  # one COPY at a time per connection
             for model, columns, rows in (
-                (Game, "id, yellow_id, red_id, course_id, course_letter, lake_side, rated, status, phase, to_move, "
+                (Game, "id, course_id, course_letter, lake_side, rated, status, phase, to_move, "
                  "ply, winner_id, winner_color, termination, result_reason, finished_at, dice_seed, dice_seed_sha256, "
                  "days_per_move, grace_days, vacation_allowed, turn_started_at, created_at, updated_at", game_rows),
                 (Seat, "game_id, index, color, user_id, heading, dice, damage, next_buoy, count, entries, "
@@ -115,7 +115,7 @@ def fill(players: int, games: int, seed: int) -> None:
                 befores.append(value)
             points = (3 if score_a == 1 else rng.randrange(3), 3 if score_a == 0 else rng.randrange(3))
             game_rows.append((
-                g + 1, 100 + a, 100 + b, course.key, "A", "standard", True, "finished", "over", 0, 60,
+                g + 1, course.key, "A", "standard", True, "finished", "over", 0, 60,
                 None if winner is None else 100 + winner, "" if winner is None else ("yellow" if winner == a else "red"),
                 "finish", "bench", at, "0" * 64, "0" * 64, 3, 7, True, at, at - timedelta(days=10), at,
             ))

@@ -75,13 +75,11 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
         t0 = time.perf_counter()
         seed_hex = "00" * 32
         sha = hashlib.sha256(bytes(32)).hexdigest()
-        with Copy(raw, Game, "id, yellow_id, red_id, course_id, course_letter, lake_side, rated, status, phase, "
+        with Copy(raw, Game, "id, course_id, course_letter, lake_side, rated, status, phase, "
             "to_move, ply, winner_color, termination, result_reason, finished_at, dice_seed, dice_seed_sha256, "
             "days_per_move, grace_days, vacation_allowed, turn_started_at, move_deadline, deadline, reminder_at, "
             "reminder_sent_at, bot_to_move, created_at, updated_at") as copy:
             for i in range(games):
-                yellow = 1000 + rng.randrange(players)
-                red = 1000 + (yellow - 1000 + 1 + rng.randrange(players - 1)) % players
                 created = now - timedelta(days=rng.uniform(1, 700))
                 if rng.random() < 0.05:  # going on; deadlines over the next weeks, a few passed since the last sweep
                     started = now - timedelta(hours=rng.uniform(0, 72))
@@ -90,7 +88,7 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
                     sent = reminder < now - timedelta(minutes=5)  # the sweep sent those due before its last run
                     bot = rng.random() < 0.02
                     updated = now - timedelta(seconds=rng.uniform(0, 300)) if bot else started
-                    copy.write_row((i + 1, yellow, red, course.key, "A", "standard", True, "active", "dice",
+                    copy.write_row((i + 1, course.key, "A", "standard", True, "active", "dice",
                                     rng.randrange(2), 40, "", "", "", None, seed_hex, sha, 3, 7, True, started,
                                     started + timedelta(days=3), deadline, None if sent else reminder,
                                     reminder if sent else None,
@@ -98,7 +96,7 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
                     continue
                 else:
                     finished = created + timedelta(days=rng.uniform(1, 60))
-                    copy.write_row((i + 1, yellow, red, course.key, "A", "standard", True, "finished", "over",
+                    copy.write_row((i + 1, course.key, "A", "standard", True, "finished", "over",
                                     rng.randrange(2), 50, "yellow", "finish", "Yellow finished", finished, seed_hex,
                                     sha, 3, 7, True, finished, None, None, None, None, False, created, finished))
         print(f"{games} games in {time.perf_counter() - t0:.0f} s", flush=True)

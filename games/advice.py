@@ -14,11 +14,13 @@ from games.engine.hexgrid import left, right
 
 from .house import is_house_bot
 from .models import Game
+from .selectors import plays_in
 from .state import state_of
 
 
 def opponent_is_house_bot(game: Game, seat: int) -> bool:
-    return is_house_bot(game.player(1 - seat))
+    """A two-player game against a house bot (the advice and the guide are for those)."""
+    return not game.multi_race and is_house_bot(game.player(1 - seat))
 
 
 def advice_allowed(game: Game, user: Any) -> bool:
@@ -33,7 +35,7 @@ def advice_allowed(game: Game, user: Any) -> bool:
 def _advice(game_id: int, ply: int) -> dict[str, Any] | None:
     from .bots import player_for  # games.bots imports the services: kept out of this module's import
 
-    game = Game.objects.select_related("yellow", "red").get(pk=game_id)
+    game = Game.objects.get(pk=game_id)
     state = state_of(game)
     player = player_for(game, "strong")
     if state.phase is Phase.PLACE:
@@ -82,6 +84,4 @@ def guided(game: Game, user: Any) -> bool:
     seat = game.seat_of(user)
     if seat is None or game.over or getattr(user, "guide_done", True) or not opponent_is_house_bot(game, seat):
         return False
-    from django.db.models import Q
-
-    return not Game.objects.filter(Q(yellow=user) | Q(red=user), status=Game.Status.FINISHED).exists()
+    return not Game.objects.filter(plays_in(user), status=Game.Status.FINISHED).exists()

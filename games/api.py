@@ -15,10 +15,16 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, models
+from django.db import IntegrityError
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import exceptions, generics, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
@@ -37,11 +43,21 @@ from powerboats_site.strict import StrictInput, StrictModelInput, digits
 
 from . import api_enums, services, vacations
 from .advice import advice
-from .api_serializers import ActionOut, GameDetailOut, GameRecordOut, RegisteredOut, VacationOut
-from .errors import NotFound, ServiceError
-from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide
-from .payloads import game_detail
-from .selectors import MOVE_LIST_COLUMNS, game_with_seats, games_of, history, open_challenges
+from .api_serializers import (
+    ActionOut,
+    GameDetailOut,
+    GameRecordOut,
+    RegisteredOut,
+    SeriesDetailOut,
+    SeriesRecordOut,
+    SeriesSummaryOut,
+    VacationOut,
+)
+from .errors import Conflict, NotFound, ServiceError
+from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide, Ruleset
+from .payloads import series_summary
+from .rulesets import BOXED
+from .selectors import detail_of, game_with_seats, games_of, open_challenges, plays_in
 from .selectors_social import outcome
 from .state import record_of
 
@@ -55,7 +71,8 @@ IDEMPOTENCY = OpenApiParameter(
                 "the first answer.",
 )
 MOVE_ERRORS = errors(403, 409, e403="not a player in this game, or not your turn",
-                     e409="the ply is stale, the game is over, or your time ran out (code time_over)")
+                     e409="the ply is stale, the game is over or not started, you left it (a series), or your time "
+                          "ran out (code time_over)")
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -159,8 +176,10 @@ class ChallengeOut(serializers.ModelSerializer):  # type: ignore[type-arg]
 
 
 class GameSummary(serializers.ModelSerializer):  # type: ignore[type-arg]
-    yellow = serializers.CharField(source="yellow.username")
-    red = serializers.CharField(source="red.username")
+    """A two-player game in a list."""
+
+    yellow = serializers.SerializerMethodField()
+    red = serializers.SerializerMethodField()
     to_move = serializers.SerializerMethodField()
     your_turn = serializers.SerializerMethodField()
     your_result = serializers.SerializerMethodField(help_text="a finished game you played: won, lost or draw")
@@ -171,9 +190,15 @@ class GameSummary(serializers.ModelSerializer):  # type: ignore[type-arg]
                   "course_letter", "lake_side", "days_per_move", "rated", "winner_color", "termination",
                   "result_reason", "updated_at"]
 
+    def get_yellow(self, game: Game) -> str:
+        return str(game.player(0).username)
+
+    def get_red(self, game: Game) -> str:
+        return str(game.player(1).username)
+
     @extend_schema_field(serializers.ChoiceField(choices=api_enums.PLAYER_COLOR, allow_null=True))
     def get_to_move(self, game: Game) -> str | None:
-        return None if game.over else ("yellow", "red")[game.to_move]
+        return None if game.over else game.color_of(game.to_move)
 
     def get_your_turn(self, game: Game) -> bool:
         user = self.context["request"].user
@@ -315,22 +340,70 @@ class ChallengeDecline(APIView):
 # --- games ----------------------------------------------------------------------------------
 
 
+class GameListItem(serializers.BaseSerializer):  # type: ignore[type-arg]
+    """A game in a list, in the shape of its ruleset: a two-player game (``GameSummary``), a
+    series (``SeriesSummaryOut``: with ``ruleset`` "boxed" and its ``series`` number)."""
+
+    def to_representation(self, game: Game) -> dict[str, Any]:
+        if game.multi_race:
+            return series_summary(game, game.seat_list(), self.context["request"].user)
+        return dict(GameSummary(game, context=self.context).data)
+
+
+GAME_ITEM = PolymorphicProxySerializer(component_name="GameListItem", serializers=[GameSummary, SeriesSummaryOut],
+                                       resource_type_field_name=None)
+GAME_STATE = PolymorphicProxySerializer(component_name="GameState", serializers=[GameDetailOut, SeriesDetailOut],
+                                        resource_type_field_name=None)
+
+
+class OpenIn(StrictInput):
+    ruleset = serializers.ChoiceField(choices=[Ruleset.BOXED.value],
+                                      help_text="the boxed game (a series); a two-player game starts from a challenge")
+    seats = serializers.IntegerField(min_value=BOXED.min_seats, max_value=BOXED.max_seats, default=4,
+                                     help_text="3 to 6 players (R15); the series starts when the seats are filled")
+    days_per_move = serializers.ChoiceField(choices=api_enums.DAYS_PER_MOVE, default=3)
+    grace_days = serializers.ChoiceField(choices=api_enums.GRACE_DAYS, default=7, help_text="each player's grace bank")
+    lake_side = serializers.ChoiceField(choices=LakeSide.choices, default=LakeSide.STANDARD, help_text="R2")
+    rated = Flag(default=True)
+    score_variant = Flag(default=False, help_text="R19's score variant, fixed for the series")
+
+
 class GameList(generics.ListAPIView):  # type: ignore[type-arg]
     permission_classes = [IsAuthenticated]
-    serializer_class = GameSummary
+    serializer_class = GameListItem
     pagination_class = Pages
 
-    @extend_schema(summary="My games: your turn first")
+    @extend_schema(responses=GAME_ITEM, summary="My games, of every ruleset: your turn first")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self) -> Any:
         return games_of(self.request.user)
 
+    @extend_schema(request=OpenIn, responses={201: SeriesSummaryOut},
+                   summary="Open a series of the boxed game for 3-6 players (in the lobby until its seats are filled)")
+    def post(self, request: Request) -> Response:
+        data = _valid(OpenIn, request)
+        del data["ruleset"]
+        game = services.game_open(user=request.user, **data)
+        return Response(lobby_summary(game, request), status=status.HTTP_201_CREATED)
+
+
+def lobby_summary(game: Game, request: Request) -> dict[str, Any]:
+    """A series as it stands after a lobby action (its seats read afresh)."""
+    found = game_with_seats(game.pk)
+    if found is None or found[0].status == Game.Status.CANCELLED:
+        return series_summary(game, list(game.seats.select_related("user")), request.user)
+    return series_summary(found[0], found[1], request.user)
+
 
 def game_etag(game: Game, user: Any) -> str:
     """A game's version as one viewer sees it: it changes with every action (the ply) and
-    every other change of the game row (a vacation moves a deadline), and differs per seat."""
+    every other change of the game row (a vacation moves a deadline, a seat is taken), and
+    differs per seat (a series: per viewer, its creator's lobby)."""
+    if game.multi_race:
+        viewer = getattr(user, "pk", None) or "-"
+        return f'"s{game.pk}.{game.ply}.{game.updated_at.timestamp():.6f}.{viewer}"'
     seat = game.seat_of(user)
     advised = "a" if getattr(user, "bot_hints", False) else ""  # the strong bot's advice, asked for or not
     return f'"{game.pk}.{game.ply}.{game.updated_at.timestamp():.6f}.{"-" if seat is None else seat}{advised}"'
@@ -358,42 +431,113 @@ IF_NONE_MATCH = OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParam
 NOT_MODIFIED = OpenApiResponse(description="not modified: the version you have is current")
 
 
+def visible_game(game_id: int) -> tuple[Game, list[Any]]:
+    """A game and its seats (a cancelled series is gone)."""
+    found = game_with_seats(game_id)
+    if found is None or found[0].status == Game.Status.CANCELLED:
+        raise NotFound(_("no game %(game_id)s") % {"game_id": game_id}, "game")
+    return found
+
+
+def game_state(game: Game, seats: list[Any], request: Request) -> Response:
+    """A game's full state with its ``ETag`` (games.api.versioned)."""
+
+    def answer() -> dict[str, Any]:
+        detail = detail_of(game, seats, request.user)
+        hint = advice(game, request.user) if not game.multi_race else None
+        if hint is not None:
+            detail["advice"] = hint
+        return detail
+
+    return versioned(request, game_etag(game, request.user), answer)
+
+
 class GameDetail(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(
-        responses={200: GameDetailOut, 304: NOT_MODIFIED},
+        responses={200: GAME_STATE, 304: NOT_MODIFIED},
         parameters=[IF_NONE_MATCH],
         summary="A game's full state",
-        description="For the player to move: `placements`, `dice_options` (R6) or `options` "
+        description="A two-player game as a game (`players`, `moves`), a game of the boxed rules as a series "
+        "(`ruleset` boxed: `boats` of the race being played, positions, the series `table`, its `races`, the "
+        "`history` of its actions). For the player to move: `placements`, `dice_options` (R6) or `options` "
         "(the three directions with reach, path, crash, damage, buoys rounded, finish; R7). Answers with an "
         "`ETag`; send it back in `If-None-Match` and an unchanged game answers 304 with no body.",
     )
     def get(self, request: Request, game_id: int) -> Response:
-        found = game_with_seats(game_id)
-        if found is None:
-            raise NotFound(_("no game %(game_id)s") % {"game_id": game_id}, "game")
-        game, seats = found
+        game, seats = visible_game(game_id)
+        return game_state(game, seats, request)
 
-        def answer() -> dict[str, Any]:
-            detail = game_detail(game, request.user, seats, moves=history(game, MOVE_LIST_COLUMNS))
-            hint = advice(game, request.user)
-            if hint is not None:
-                detail["advice"] = hint
-            return detail
+    @extend_schema(request=None, responses={200: SeriesSummaryOut, **errors(403, 409)},
+                   summary="Cancel your open series (it is gone afterwards)")
+    def delete(self, request: Request, game_id: int) -> Response:
+        game = services.game_cancel(user=request.user, game_id=game_id)
+        return Response(lobby_summary(game, request))
 
-        return versioned(request, game_etag(game, request.user), answer)
+
+def game_record(game_id: int) -> dict[str, Any]:
+    game, seats = visible_game(game_id)
+    if game.status == Game.Status.OPEN:
+        raise Conflict(_("the series has not started"), "series")
+    return record_of(game, seats=seats)
 
 
 class GameRecord(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
-    @extend_schema(responses=GameRecordOut, summary="The game record (docs/game-record.md)")
+    @extend_schema(responses={200: PolymorphicProxySerializer(
+        component_name="Record", serializers=[GameRecordOut, SeriesRecordOut], resource_type_field_name=None),
+        **errors(409, e409="the series has not started")},
+        summary="The game record (docs/game-record.md: version 1 for a two-player game, 2 for a series)")
     def get(self, request: Request, game_id: int) -> Response:
-        game = Game.objects.select_related("yellow", "red").filter(pk=game_id).first()
-        if game is None:
-            raise NotFound(_("no game %(game_id)s") % {"game_id": game_id}, "game")
-        return Response(record_of(game))
+        return Response(game_record(game_id))
+
+
+LOBBY_ERRORS = errors(403, 409, e403="not allowed to you (only the creator starts or cancels)",
+                      e409="the series has started or is cancelled, or it cannot start yet")
+
+
+class GameJoin(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: SeriesSummaryOut, **LOBBY_ERRORS},
+                   summary="Take a seat in an open series (the last seat starts it)")
+    def post(self, request: Request, game_id: int) -> Response:
+        return Response(lobby_summary(services.game_join(user=request.user, game_id=game_id), request))
+
+
+class GameLeave(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: SeriesSummaryOut, **LOBBY_ERRORS},
+                   summary="Give your seat in an open series back")
+    def post(self, request: Request, game_id: int) -> Response:
+        return Response(lobby_summary(services.game_leave(user=request.user, game_id=game_id), request))
+
+
+class GameStart(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: SeriesSummaryOut, **LOBBY_ERRORS},
+                   summary="Start your open series with the players present (at least three)")
+    def post(self, request: Request, game_id: int) -> Response:
+        return Response(lobby_summary(services.game_start(user=request.user, game_id=game_id), request))
+
+
+class BotIn(StrictInput):
+    level = serializers.ChoiceField(choices=["easy", "normal", "strong"], help_text="the house bot's strength")
+
+
+class GameAddBot(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=BotIn, responses={200: SeriesSummaryOut, **LOBBY_ERRORS},
+                   summary="Give a free seat of your open series to a house bot (the site moves it)")
+    def post(self, request: Request, game_id: int) -> Response:
+        data = _valid(BotIn, request)
+        return Response(lobby_summary(services.game_add_bot(user=request.user, game_id=game_id,
+                                                            level=data["level"]), request))
 
 
 class GamePlace(APIView):
@@ -590,7 +734,7 @@ class BecomeBot(APIView):
         assert isinstance(user, User)  # IsAuthenticated
         if user.is_bot:
             raise ServiceError(_("this account is a bot already"), "is_bot")
-        if Game.objects.filter(models.Q(yellow=user) | models.Q(red=user)).exists():
+        if Game.objects.filter(plays_in(user)).exists():
             raise ServiceError(_("only an account that has played no games can become a bot"), "is_bot")
         user.is_bot = True
         user.save(update_fields=["is_bot"])

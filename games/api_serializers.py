@@ -13,11 +13,14 @@ from rest_framework import serializers
 
 from games.engine import Change
 
-from .api_enums import DIRECTION_NAME, PLAYER_COLOR
-from .models import Game, Move
+from . import api_enums
+from .api_enums import DIRECTION_NAME, PLAYER_COLOR, SERIES_COLOR
+from .models import Game, LakeSide, Move, Ruleset
 
 S = serializers.Serializer  # type: ignore[type-arg]
-COLORS = PLAYER_COLOR
+COLORS = PLAYER_COLOR  # a two-player game's boats
+ANY_COLOR = SERIES_COLOR  # a boat of any game (the boxed game has six)
+RACE = api_enums.RACE_LETTER
 
 
 def cell(**kwargs: Any) -> serializers.ListField:
@@ -63,7 +66,7 @@ class MoveOut(S):
     """A whole turn as recorded (docs/game-record.md) with its notation (docs/notation.md)."""
 
     number = serializers.IntegerField()
-    color = serializers.ChoiceField(choices=COLORS)
+    color = serializers.ChoiceField(choices=ANY_COLOR)
     choice = ChoiceOut()
     dice_before = ints()
     rolled = ints()
@@ -87,25 +90,26 @@ class MoveOut(S):
 
 
 class PlacementOut(S):
-    color = serializers.ChoiceField(choices=COLORS)
+    color = serializers.ChoiceField(choices=ANY_COLOR)
     cell = cell()
     heading = serializers.IntegerField()
     notation = serializers.CharField()
 
 
 class ResultOut(S):
-    winner = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    winner = serializers.ChoiceField(choices=ANY_COLOR, allow_null=True, help_text="null: a draw, a shared first place")
     reason = serializers.CharField()
 
 
 class ActionOut(S):
-    """The game after an action, and what the action did."""
+    """The game after an action (of any game), and what the action did."""
 
     game = serializers.IntegerField()
     ply = serializers.IntegerField(help_text="send it with the next action")
+    race = serializers.ChoiceField(choices=RACE, required=False, help_text="a series: the race being played")
     phase = serializers.ChoiceField(choices=Game.Phase.choices)
     status = serializers.ChoiceField(choices=Game.Status.choices)
-    to_move = serializers.ChoiceField(choices=COLORS, allow_null=True)
+    to_move = serializers.ChoiceField(choices=ANY_COLOR, allow_null=True)
     result = ResultOut(required=False, help_text="when the game is over")
     placement = PlacementOut(required=False, help_text="after placing")
     rolled = ints(required=False, help_text="after a roll: the values rolled")
@@ -274,8 +278,9 @@ class RecordPendingOut(PendingOut):
     roll_ply = serializers.IntegerField(required=False)
 
 
-class GameRecordOut(S):
-    """The game record (docs/game-record.md): enough to replay and check a game without this site."""
+class RecordOut(S):
+    """What every record has (docs/game-record.md): its format and version, its ruleset, the site's
+    data about it, the grid's conventions and the lake."""
 
     format = serializers.CharField()
     version = serializers.IntegerField()
@@ -283,12 +288,145 @@ class GameRecordOut(S):
     meta = serializers.DictField(child=serializers.JSONField())
     grid = serializers.DictField(child=serializers.JSONField())
     lake = serializers.DictField(child=serializers.JSONField())
+
+
+class GameRecordOut(RecordOut):
+    """The game record (docs/game-record.md): enough to replay and check a game without this site."""
+
     course = serializers.DictField(child=serializers.JSONField())
     players = RecordPlayerOut(many=True)
     placements = RecordPlacementOut(many=True)
     moves = RecordMoveOut(many=True)
     pending = RecordPendingOut(allow_null=True)
     result = serializers.DictField(child=serializers.JSONField(), allow_null=True)
+
+
+# --- a game of the boxed rules, answered as a series (docs/series.md) -------------------------------
+
+
+class SeriesPlayerOut(S):
+    username = serializers.CharField()
+    color = serializers.ChoiceField(choices=ANY_COLOR, allow_null=True, help_text="once the series has started")
+    left = serializers.CharField(allow_null=True, help_text="resign or timeout: left the series (R18)")
+
+
+class SeriesSummaryOut(S):
+    """A series (a game of the boxed rules) in a list."""
+
+    id = serializers.IntegerField(help_text="the game's id (/api/games/<id>/)")
+    ruleset = serializers.ChoiceField(choices=[Ruleset.BOXED.value])
+    series = serializers.IntegerField(help_text="its number as a series (/series/<n>/, /api/series/<n>/)")
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    created_by = serializers.CharField(allow_null=True)
+    seats = serializers.IntegerField()
+    players = SeriesPlayerOut(many=True, help_text="in seat order (R15) once started")
+    days_per_move = serializers.IntegerField()
+    grace_days = serializers.IntegerField()
+    lake_side = serializers.ChoiceField(choices=LakeSide.choices)
+    rated = serializers.BooleanField()
+    score_variant = serializers.BooleanField()
+    phase = serializers.ChoiceField(choices=Game.Phase.choices)
+    race = serializers.ChoiceField(choices=RACE, allow_null=True)
+    ply = serializers.IntegerField(help_text="send it with the next action")
+    to_move = serializers.ChoiceField(choices=ANY_COLOR, allow_null=True)
+    your_seat = serializers.BooleanField()
+    your_turn = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    result = serializers.CharField(allow_null=True)
+
+
+class SeriesClockOut(S):
+    move_deadline = serializers.DateTimeField(allow_null=True)
+    deadline = serializers.DateTimeField(allow_null=True, help_text="when the player to move loses on time (R18)")
+    grace_seconds = serializers.DictField(child=serializers.IntegerField(), help_text="by colour")
+
+
+class SeriesBoatOut(S):
+    color = serializers.ChoiceField(choices=ANY_COLOR)
+    username = serializers.CharField()
+    cell = cell(allow_null=True)  # null before placing and once lifted off (R18)
+    heading = serializers.IntegerField()
+    heading_name = serializers.CharField()
+    dice = ints()
+    damage = serializers.IntegerField(help_text="carried counters included (R20)")
+    carried = serializers.IntegerField(help_text="damage counters carried into this race (R20)")
+    buoys = serializers.IntegerField()
+    next_buoy = serializers.IntegerField(allow_null=True)
+    moves = serializers.IntegerField()
+    finished = serializers.BooleanField()
+    sunk = serializers.BooleanField()
+    left = serializers.CharField(allow_null=True)
+    racing = serializers.BooleanField()
+
+
+class SeriesTableLineOut(S):
+    place = serializers.IntegerField(help_text="equal places are shared (R19)")
+    color = serializers.ChoiceField(choices=ANY_COLOR)
+    username = serializers.CharField()
+    points = serializers.IntegerField()
+    race_points = ints(help_text="per race played")
+    positions = serializers.ListField(child=serializers.IntegerField(allow_null=True),
+                                      help_text="per race played; null: no position")
+    carried_damage = serializers.ListField(child=serializers.IntegerField(allow_null=True),
+                                           help_text="damage counters carried into each race (R20)")
+    left = serializers.CharField(allow_null=True)
+
+
+class SeriesRaceOut(S):
+    letter = serializers.ChoiceField(choices=RACE)
+    multiplier = serializers.IntegerField(help_text="k of R19")
+    start_player = serializers.ChoiceField(choices=ANY_COLOR)
+    boats = serializers.ListField(child=serializers.ChoiceField(choices=ANY_COLOR))
+    result = serializers.JSONField(allow_null=True, help_text="once over: as in the series record (docs/game-record.md)")
+
+
+class SeriesHistoryOut(S):
+    ply = serializers.IntegerField()
+    race = serializers.ChoiceField(choices=RACE)
+    seat = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=api_enums.SERIES_KIND)
+    notation = serializers.CharField()
+
+
+class SeriesDetailOut(SeriesSummaryOut):
+    """Everything a client needs to show a series and, for the player to move, to act."""
+
+    dice_seed_sha256 = serializers.CharField(allow_null=True)
+    dice_seed = serializers.CharField(allow_null=True, help_text="revealed once the series is over")
+    clock = SeriesClockOut()
+    your_color = serializers.ChoiceField(choices=ANY_COLOR, allow_null=True)
+    boats = SeriesBoatOut(many=True, help_text="the race being played, in its seat order")
+    positions = serializers.ListField(child=serializers.ChoiceField(choices=ANY_COLOR),
+                                      help_text="finishing positions so far in this race (R18)")
+    table = SeriesTableLineOut(many=True, help_text="the series table (R19, R20)")
+    races = SeriesRaceOut(many=True)
+    start_player = serializers.ChoiceField(choices=ANY_COLOR, allow_null=True)
+    next_start_player = serializers.ChoiceField(choices=ANY_COLOR, allow_null=True,
+                                                help_text="R15: the next race's start player")
+    history = SeriesHistoryOut(many=True)
+    placements = PlacementsOut(required=False, help_text="your turn to place (R16)")
+    dice_options = DiceOptionsOut(required=False, help_text="your turn to choose dice (R6)")
+    options = OptionOut(many=True, required=False, help_text="your roll awaits its direction (R7)")
+
+
+class SeriesRecordOut(RecordOut):
+    """The record of a series (docs/game-record.md, version 2)."""
+
+    series = serializers.JSONField()
+    players = serializers.JSONField()
+    courses = serializers.JSONField()
+    races = serializers.JSONField()
+    result = serializers.JSONField(allow_null=True)
+
+
+class SeriesRatingOut(S):
+    username = serializers.CharField()
+    rating = serializers.FloatField()
+    deviation = serializers.FloatField()
+    provisional = serializers.BooleanField(help_text="while the deviation is 110 or more (shown as 1500?); the "
+                                                     "leaderboard leaves provisional ratings out")
+    series = serializers.IntegerField()
+    wins = serializers.IntegerField()
 
 
 class VacationOut(S):

@@ -99,7 +99,7 @@ class GameChat(APIView):
 
     @extend_schema(responses=ChatOut, summary="A game's chat (everyone who can see the game reads it)")
     def get(self, request: Request, game_id: int) -> Response:
-        game = Game.objects.filter(pk=game_id).only("pk", "yellow_id", "red_id").first()
+        game = Game.objects.filter(pk=game_id).only("pk").first()
         if game is None:
             raise NotFound(f"no game {game_id}", "game")
         user = request.user if request.user.is_authenticated else None

@@ -1,5 +1,5 @@
 """History tables whose rows are added, never changed or deleted: the move history of a game
-(``Move``) and of a series (``SeriesAction``) are the truth that stored state is replayed from."""
+(``Move``) is the truth that stored state is replayed from."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""House bots on the site: they play through the same services as people.
+"""House bots on the site: they play through the same services as people, in every game (a
+two-player game, a series of the boxed game).
 
 After a move commits, ``move_made`` says whether a house bot is to move, and a receiver
 (games/receivers.py) queues ``games.tasks.bot_move``. The task loads the game,
@@ -25,8 +26,11 @@ from games.engine.route import MoveMap, RouteMap
 
 from . import services
 from .errors import ServiceError
+from .house import is_house_bot
 from .models import Game
-from .state import course_of, state_of
+from .rulesets import match_of
+from .selectors import game_with_seats
+from .state import course_by_key
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -37,13 +41,15 @@ def house_bots() -> Any:
 
 
 @lru_cache(maxsize=64)
-def _maps(game_id: int) -> tuple[RouteMap, MoveMap]:
-    course = course_of(Game.objects.get(pk=game_id))
+def _maps(course_key: str) -> tuple[RouteMap, MoveMap]:
+    course = course_by_key(course_key)
     return RouteMap(course), MoveMap(course)
 
 
 def player_for(game: Game, level: str) -> Player:
-    route, moves = _maps(game.pk)
+    """The engine's bot of ``level`` for the race being played (its course's route maps)."""
+    assert game.course_id is not None
+    route, moves = _maps(game.course_id)
     player = make_player(level, random.Random(f"{game.pk}:{game.ply}"), route)
     if isinstance(player, ExpectimaxPlayer):
         player.moves = moves
@@ -51,14 +57,18 @@ def player_for(game: Game, level: str) -> Player:
 
 
 def bot_act(*, game_id: int, ply: int) -> dict[str, Any] | None:
-    """One action of the house bot to move in a game at ``ply``; None when there is nothing to do."""
-    game = Game.objects.select_related("yellow", "red").filter(pk=game_id).first()
-    if game is None or game.over or game.ply != ply:
+    """One action of the house bot to move in a game at ``ply`` (a two-player game or a series:
+    the engine's bots play races of any number of boats); None when there is nothing to do."""
+    found = game_with_seats(game_id)
+    if found is None:
+        return None
+    game, seats = found
+    if game.status != Game.Status.ACTIVE or game.ply != ply:
         return None
     bot = game.user_to_move
-    if bot is None or not bot.is_bot or bot.bot_level not in LEVELS:
+    if bot is None or not is_house_bot(bot):
         return None
-    state = state_of(game)
+    state = match_of(game, seats).race
     player = player_for(game, bot.bot_level)
     try:
         if state.phase is Phase.PLACE:
@@ -67,7 +77,7 @@ def bot_act(*, game_id: int, ply: int) -> dict[str, Any] | None:
         if state.phase is Phase.DICE:
             return services.game_roll(user=bot, game_id=game.pk, ply=ply, choice=player.dice(state))
         return services.game_choose_direction(user=bot, game_id=game.pk, ply=ply, direction=player.direction(state))
-    except ServiceError as exc:  # someone else acted first (e.g. the game timed out)
+    except ServiceError as exc:  # someone else acted first (the game timed out, a player left)
         log.info("bot %s in game %s at ply %s: %s", bot, game.pk, ply, exc.message)
         return None
 

@@ -9,8 +9,8 @@ planned end), so every deadline is an exact moment, recomputed when a vacation s
 ends early.
 
 One clock for every game: :func:`run` sets the deadlines of the player to move and
-:func:`charge` takes their overtime from their grace bank, for a two-player game (the functions
-below them, by ``Game.to_move``) and a series (games.services_series, by its playing seats) alike.
+:func:`charge` takes their overtime from their grace bank; the functions below them pass the turn
+in a game of any number of boats (the player to move is the seat ``Game.to_move`` names).
 """
 
 from __future__ import annotations
@@ -48,8 +48,9 @@ def pauses_of(users: Iterable[User], since: datetime) -> dict[int, list[Interval
 
 def expired(game: Game, now: datetime) -> bool:
     """Whether the player to move has used up the time for the move and the grace bank
-    (vacations counted: the deadline includes them). From that moment the game is lost on
-    time, whether the sweep has recorded it yet or an action arrives first."""
+    (vacations counted: the deadline includes them). From that moment they have lost on time
+    (the two-player game, or their place in a series), whether the sweep has recorded it yet or
+    an action arrives first."""
     return game.status == Game.Status.ACTIVE and game.deadline is not None and game.deadline <= now
 
 
@@ -82,7 +83,7 @@ def moment_when_used(start: datetime, budget: timedelta, pauses: Sequence[Interv
 
 
 class Clocked(Protocol):
-    """What a clock runs on: a game of any kind (``Game``, ``SeriesGame``), the turn's start,
+    """What a clock runs on: a game (of any ruleset), the turn's start,
     the time for a move, whether vacations stop it, and the deadlines it sets."""
 
     turn_started_at: Any
@@ -136,7 +137,13 @@ def charge(game: Clocked, user: User, bank: Bank, now: datetime, pauses: Sequenc
         bank.grace_seconds = max(0, bank.grace_seconds - int(over.total_seconds()))
 
 
-# --- a two-player game: the player to move is ``game.to_move``'s seat ---------------------------
+# --- a game: the player to move is the seat ``game.to_move`` names -------------------------------
+
+
+def _seat(seats: Sequence[Seat], index: int | None) -> Seat:
+    found = next((s for s in seats if s.index == index), None)
+    assert found is not None, f"no seat {index}"
+    return found
 
 
 def start_turn(game: Game, seats: Sequence[Seat], now: datetime | None = None,
@@ -146,42 +153,43 @@ def start_turn(game: Game, seats: Sequence[Seat], now: datetime | None = None,
     set_deadlines(game, seats, pauses)
 
 
-def pass_turn(game: Game, seats: Sequence[Seat], had_turn: int, now: datetime) -> None:
+def pass_turn(game: Game, seats: Sequence[Seat], had_turn: int | None, now: datetime) -> None:
     """The turn (or the game) ended at ``now``: charge the player who had it, then start the
     clock of the player to move now. The vacations of both are read in one query."""
+    if had_turn is None or game.turn_started_at is None:
+        set_deadlines(game, seats)
+        return
+    mover = _seat(seats, had_turn)
+    going = game.status == Game.Status.ACTIVE and game.to_move is not None
     pauses: dict[int, list[Interval]] = {}
     if game.vacation_allowed:
-        pauses = pauses_of({game.player(had_turn), game.player(game.to_move)}, game.turn_started_at)
-    end_turn(game, seats, had_turn, now, pauses.get(game.player_id(had_turn), []))
-    if game.status == Game.Status.ACTIVE:
-        start_turn(game, seats, now, pauses.get(game.player_id(game.to_move), []))
+        users = {mover.user, _seat(seats, game.to_move).user} if going else {mover.user}
+        pauses = pauses_of(users, game.turn_started_at)
+    charge(game, mover.user, mover, now, pauses.get(mover.user_id, []))
+    if going:
+        start_turn(game, seats, now, pauses.get(_seat(seats, game.to_move).user_id, []))
     else:
         set_deadlines(game, seats)
 
 
 def set_deadlines(game: Game, seats: Sequence[Seat], pauses: Sequence[Interval] | None = None) -> None:
-    """Deadlines of the player to move, from the turn start, grace bank and vacations."""
-    if game.status != Game.Status.ACTIVE:
+    """Deadlines of the player to move, from the turn start, grace bank and vacations; none when
+    no clock runs (the game is over or not started)."""
+    if game.status != Game.Status.ACTIVE or game.to_move is None or game.turn_started_at is None:
         stop(game)
     else:
-        mover = game.player(game.to_move)
-        run(game, mover, seats[game.to_move], pauses, remind=not is_house_bot(mover))
-
-
-def end_turn(game: Game, seats: Sequence[Seat], seat: int, now: datetime,
-             pauses: Sequence[Interval] | None = None) -> None:
-    """Charge the player who had the turn: time over the time for a move drains the grace bank."""
-    charge(game, game.player(seat), seats[seat], now, pauses)
+        mover = _seat(seats, game.to_move)
+        run(game, mover.user, mover, pauses, remind=not is_house_bot(mover.user))
 
 
 def remaining(game: Game, seats: Sequence[Seat], now: datetime | None = None) -> dict[str, object]:
     """The clock as shown: the deadlines and each player's grace bank (for the API and the page)."""
     now = now or timezone.now()
     return {
-        "turn_started_at": game.turn_started_at.isoformat() if not game.over else None,
+        "turn_started_at": game.turn_started_at.isoformat() if game.turn_started_at and not game.over else None,
         "move_deadline": game.move_deadline.isoformat() if game.move_deadline and not game.over else None,
         "deadline": game.deadline.isoformat() if game.deadline and not game.over else None,
-        "grace_seconds": {s.color: s.grace_seconds for s in seats},
+        "grace_seconds": {s.color: s.grace_seconds for s in seats if s.color},
         "days_per_move": game.days_per_move,
         "grace_days": game.grace_days,
         "vacation_allowed": game.vacation_allowed,

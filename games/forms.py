@@ -18,6 +18,7 @@ from games.engine import Change, DiceChoice
 
 from .errors import ServiceError
 from .models import DAYS_PER_MOVE, GRACE_DAYS, ColorChoice, CourseLetter, LakeSide
+from .rulesets import BOXED
 
 User = get_user_model()
 
@@ -135,6 +136,20 @@ class PreferencesForm(forms.ModelForm):  # type: ignore[type-arg]
         if not 1 <= hours <= 24 * 14:
             raise forms.ValidationError(_("between 1 and 336 hours"))
         return int(hours)
+
+
+class SeriesForm(forms.Form):
+    """Open a series of the boxed game (games.services.game_open)."""
+
+    seats = forms.TypedChoiceField(choices=[(n, n) for n in range(BOXED.min_seats, BOXED.max_seats + 1)], coerce=int,
+                                   initial=4, label=_("Players"))
+    days_per_move = forms.TypedChoiceField(choices=[(d, d) for d in DAYS_PER_MOVE], coerce=int, initial=3,
+                                           label=_("Days per move"))
+    grace_days = forms.TypedChoiceField(choices=[(d, d) for d in GRACE_DAYS], coerce=int, initial=7,
+                                        label=_("Grace bank (days)"))
+    lake_side = forms.ChoiceField(choices=LakeSide.choices, initial=LakeSide.STANDARD, label=_("Lake"))
+    rated = forms.BooleanField(required=False, initial=True, label=_("Rated"))
+    score_variant = forms.BooleanField(required=False, initial=False, label=_("Score variant (R19)"))
 
 
 class VacationForm(forms.Form):

@@ -1,4 +1,4 @@
-"""The site's house bots: accounts the site moves itself (games/bots.py, games/tasks_series.py)."""
+"""The site's house bots: accounts the site moves itself (games/bots.py), in every game."""
 
 from __future__ import annotations
 

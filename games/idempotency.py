@@ -1,6 +1,6 @@
 """Idempotency keys (``Idempotency-Key``, games/api.py): a retried action gets its first answer
-again, for a game's action and a series' alike (one key space per player). Inside the action's
-transaction, with the game or series row locked."""
+again, for an action of any game (one key space per player). Inside the action's transaction,
+with the game row locked."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from django.utils.translation import gettext as _
 
 from .errors import Conflict
 from .models import Game, IdempotentRequest
-from .models_series import SeriesGame
 
 
-def first_answer(user: Any, key: str | None, action: str, of: Game | SeriesGame) -> dict[str, Any] | None:
+def first_answer(user: Any, key: str | None, action: str, of: Game) -> dict[str, Any] | None:
     """The answer the first request with ``key`` got, or None if there was none; a key used for
     another action or another game is refused (409, naming the header)."""
     if not key:
@@ -21,14 +20,12 @@ def first_answer(user: Any, key: str | None, action: str, of: Game | SeriesGame)
     previous = IdempotentRequest.objects.filter(user=user, key=key).first()
     if previous is None:
         return None
-    same = previous.series_id == of.pk if isinstance(of, SeriesGame) else previous.game_id == of.pk
-    if not same or previous.action != action:
+    if previous.game_id != of.pk or previous.action != action:
         raise Conflict(_("this Idempotency-Key was used for another request"), "Idempotency-Key")
     return dict(previous.response)
 
 
-def remember(user: Any, key: str | None, action: str, of: Game | SeriesGame, answer: dict[str, Any]) -> None:
+def remember(user: Any, key: str | None, action: str, of: Game, answer: dict[str, Any]) -> None:
     """Keep ``answer`` for retries with ``key`` (none without a key)."""
     if key:
-        where = {"series": of} if isinstance(of, SeriesGame) else {"game": of}
-        IdempotentRequest.objects.create(user=user, key=key, action=action, response=answer, **where)
+        IdempotentRequest.objects.create(user=user, key=key, action=action, response=answer, game=of)

@@ -1,10 +1,11 @@
 """Live events (docs/live.md): an append-only log in the database, read by every web process.
 
-Publishing is one INSERT of a ``LiveEvent`` row. A move's event, a game's end, and a new
-game's start and first turn are written in the move's (the game's) own transaction, with its
-other writes (games.writing): the event exists exactly when the move does, and costs the turn
-no statement of its own. Other events (a challenge's change, a chat line, a series' change)
-are published by the receivers in ``games/receivers.py`` after their commit.
+Publishing is one INSERT of a ``LiveEvent`` row. A move's event, a game's end, a new game's
+start and first turn, and a change of an open game's seats are written in the transaction of
+what caused them, with its other writes (games.writing): the event exists exactly when the move
+does, and costs the turn no statement of its own; every game, of any ruleset, the same way.
+Other events (a challenge's change, a chat line) are published by the receivers in
+``games/receivers.py`` after their commit.
 
 Reading is done by the async stream views (``games/live_views.py``) under the ASGI server
 (``games/live_asgi.py``: Django's ASGI handler without the site's middleware and without a
@@ -21,13 +22,12 @@ restart or a dropped connection loses nothing (but an event committed out of ord
 moment of the reconnection, ~ms).
 
 Who sees what (``concerns``):
-* a game's stream: that game's moves, start and end (anyone may watch, as the game page);
-* a user's stream: the games they play and the challenges they made or were named in;
+* a game's stream: that game's moves, start and end, and an open game's seat changes (anyone
+  may watch, as the game page);
+* a user's stream: the games they play (an event names them in ``users``) and the challenges
+  they made or were named in;
 * the lobby: every challenge change, every game start and end, and the user's own events;
-* a series' stream: that series' changes (kind ``series``: open, seats, start, move, finish,
-  cancel); the series lobby: every series' changes. A series event written by a move, a start
-  or a finish names its players (``data["users"]``): their own streams (My games, the lobby,
-  the API's user stream: ``yourTurn`` with a ``series``) are told too.
+* the series lobby: every change of an open series' seats, every series' start and end.
 """
 
 from __future__ import annotations
@@ -61,37 +61,43 @@ log = logging.getLogger(__name__)
 
 
 def publish(*, kind: str, game_id: int | None = None, challenge_id: int | None = None,
-            user_a: int | None = None, user_b: int | None = None, series_id: int | None = None,
-            **data: Any) -> LiveEvent | None:
+            users: Iterable[int] = (), **data: Any) -> LiveEvent | None:
     """Append one event to the log (one INSERT). Never raises: a failed publish must not undo
     or fail the move that committed already; the pages catch up on their next event or load."""
     try:
-        event = new_event(kind=kind, game_id=game_id, challenge_id=challenge_id, user_a=user_a, user_b=user_b,
-                          series_id=series_id, **data)
+        event = new_event(kind=kind, game_id=game_id, challenge_id=challenge_id, users=users, **data)
         writes = Writes()  # its SQL put together once per process (~0.2 ms of CPU less than objects.create)
         writes.insert([event])
         writes.send()
         return event
     except Exception:
-        log.exception("could not publish the live event %s (game %s, challenge %s, series %s)", kind, game_id,
-                      challenge_id, series_id)
+        log.exception("could not publish the live event %s (game %s, challenge %s)", kind, game_id, challenge_id)
         return None
 
 
-def new_event(*, kind: str, game_id: int | None = None, challenge_id: int | None = None, user_a: int | None = None,
-              user_b: int | None = None, series_id: int | None = None, **data: Any) -> LiveEvent:
+def new_event(*, kind: str, game_id: int | None = None, challenge_id: int | None = None, users: Iterable[int] = (),
+              **data: Any) -> LiveEvent:
     """An event (not saved): for a change whose event is written in its own transaction, as a
     move's is (games.services: with the move's other writes, so the event exists exactly when
-    the move does and costs no statement of its own)."""
-    return LiveEvent(kind=kind, game_id=game_id, challenge_id=challenge_id, user_a=user_a, user_b=user_b,
-                     series_id=series_id, data=data)
+    the move does and costs no statement of its own). ``users``: who is told on their own
+    streams."""
+    return LiveEvent(kind=kind, game_id=game_id, challenge_id=challenge_id, users=[int(u) for u in users], data=data)
 
 
-def move_event(game_id: int, players: tuple[int, int], ply: int, to_move: int | None, turn_passed: bool
-               ) -> LiveEvent:
-    """The event of a move (or of a game's start, at ply 0): who is to move now."""
-    return new_event(kind=LiveEvent.Kind.MOVE, game_id=game_id, user_a=players[0], user_b=players[1], ply=ply,
-                     to_move=to_move, turn_passed=turn_passed)
+def series_of(game: Any, ply: int | None = None) -> dict[str, Any]:
+    """What an event of a game of the boxed rules also says: its number as a series, and for its
+    start and end the ply (the API's user stream tells clients of the series API ``seriesStart``,
+    ``yourTurn`` and ``seriesFinish`` by them)."""
+    if game.series_number is None:
+        return {}
+    return {"series": game.series_number, **({"ply": ply} if ply is not None else {})}
+
+
+def move_event(game: Any, ply: int, to_move: int | None, turn_passed: bool) -> LiveEvent:
+    """The event of an action (or of a game's start, at ply 0): who is to move now, and whether
+    the turn passed to them."""
+    return new_event(kind=LiveEvent.Kind.MOVE, game_id=game.pk, users=game.player_ids, ply=ply, to_move=to_move,
+                     turn_passed=turn_passed, **series_of(game))
 
 
 def write(event: LiveEvent) -> None:
@@ -118,10 +124,7 @@ def event_json(event: LiveEvent) -> dict[str, Any]:
         out["game"] = event.game_id
     if event.challenge_id is not None:
         out["challenge"] = event.challenge_id
-    if event.series_id is not None:
-        out["series"] = event.series_id
-    out.update(event.data)
-    out.pop("users", None)  # who is told is the server's business
+    out.update(event.data)  # (who is told, ``users``, is the server's business)
     return out
 
 
@@ -137,55 +140,46 @@ def sse(event: LiveEvent) -> bytes:
 
 def user_event_json(event: LiveEvent, user_id: int) -> dict[str, Any] | None:
     """The event as the API's user stream sends it, with lichess's names (``challenge``,
-    ``challengeCanceled``, ``challengeDeclined``, ``gameStart``, ``yourTurn``, ``gameFinish``);
-    None for an event this user is not told about (a move that does not give them the turn).
-    A series (the boxed game) is told as ``seriesStart``, ``yourTurn`` and ``seriesFinish``
-    with a ``series`` object instead of ``game``."""
-    if event.kind == LiveEvent.Kind.SERIES:
-        return _series_user_event(event, user_id)
+    ``challengeCanceled``, ``challengeDeclined``, ``challengeAccepted``, ``gameStart``,
+    ``yourTurn``, ``gameFinish``); None for an event this user is not told about (a move that
+    does not give them the turn). Every game alike; a series' ``yourTurn`` also names it as
+    ``series`` (its number and ply), for clients of the series API."""
+    data = event.data
     if event.kind == LiveEvent.Kind.CHALLENGE:
-        status = event.data.get("status")
+        status = data.get("status")
         kind = {"open": "challenge", "cancelled": "challengeCanceled", "declined": "challengeDeclined",
                 "accepted": "challengeAccepted"}.get(status, "challenge")
         return {"type": kind, "id": event.pk, "challenge": {
-            "id": event.challenge_id, "status": status, "created_by": event.user_a, "opponent": event.user_b,
-            "game": event.data.get("game")}}
+            "id": event.challenge_id, "status": status, "created_by": data.get("created_by"),
+            "opponent": data.get("opponent"), "game": data.get("game")}}
     if event.kind == LiveEvent.Kind.START:
         return {"type": "gameStart", "id": event.pk, "game": {"id": event.game_id}}
     if event.kind == LiveEvent.Kind.FINISH:
-        winner = event.data.get("winner")
+        winner = data.get("winner")
         outcome = "draw" if winner is None else "won" if winner == user_id else "lost"
         return {"type": "gameFinish", "id": event.pk, "game": {"id": event.game_id, "outcome": outcome}}
-    if event.kind == LiveEvent.Kind.MOVE and event.data.get("to_move") == user_id and event.data.get("turn_passed"):
-        return {"type": "yourTurn", "id": event.pk, "game": {"id": event.game_id, "ply": event.data.get("ply")}}
+    if event.kind == LiveEvent.Kind.MOVE and data.get("to_move") == user_id and data.get("turn_passed"):
+        line: dict[str, Any] = {"type": "yourTurn", "id": event.pk, "game": {"id": event.game_id,
+                                                                             "ply": data.get("ply")}}
+        if data.get("series") is not None:
+            line["series"] = {"id": data["series"], "ply": data.get("ply")}
+        return line
     return None
 
 
 def user_event_lines(event: LiveEvent, user_id: int) -> list[dict[str, Any]]:
-    """What the API's user stream tells this user of an event: ``user_event_json``'s line, and
-    at a series' start, for the player to move, ``yourTurn`` after ``seriesStart`` (a two-player
-    game's start is two events: its start and its first turn)."""
+    """What the API's user stream tells this user of an event: ``user_event_json``'s line, and for
+    a series (a game of the boxed rules) the line clients of the series API know besides a
+    game's start and end: ``seriesStart`` and ``seriesFinish`` with its number."""
+    if user_id not in users_of(event):
+        return []
     line = user_event_json(event, user_id)
     lines = [] if line is None else [line]
-    data = event.data
-    if (event.kind == LiveEvent.Kind.SERIES and data.get("action") == "start" and data.get("to_move") == user_id
-            and user_id in data.get("users", ())):
-        lines.append({"type": "yourTurn", "id": event.pk, "series": {"id": event.series_id, "ply": data.get("ply")}})
+    series = event.data.get("series")
+    if series is not None and event.kind in (LiveEvent.Kind.START, LiveEvent.Kind.FINISH):
+        kind = "seriesStart" if event.kind == LiveEvent.Kind.START else "seriesFinish"
+        lines.append({"type": kind, "id": event.pk, "series": {"id": series, "ply": event.data.get("ply")}})
     return lines
-
-
-def _series_user_event(event: LiveEvent, user_id: int) -> dict[str, Any] | None:
-    if user_id not in event.data.get("users", ()):
-        return None
-    action, ply = event.data.get("action"), event.data.get("ply")
-    series = {"id": event.series_id, "ply": ply}
-    if action == "start":
-        return {"type": "seriesStart", "id": event.pk, "series": series}
-    if action == "finish":
-        return {"type": "seriesFinish", "id": event.pk, "series": series}
-    if event.data.get("to_move") == user_id and event.data.get("turn_passed"):
-        return {"type": "yourTurn", "id": event.pk, "series": series}
-    return None
 
 
 # --- who sees what -----------------------------------------------------------------------------
@@ -197,20 +191,17 @@ SERIES_LOBBY: Key = ("series-lobby", 0)
 
 @dataclass(frozen=True)
 class Channel:
-    """What one connection listens to: a game, a user's games and challenges, the lobby; a
-    series (its page), the series lobby (every change of every series)."""
+    """What one connection listens to: a game, a user's games and challenges, the lobby, the
+    series lobby (the seats of open series, every series' start and end)."""
 
     game_id: int | None = None
     user_id: int | None = None
     lobby: bool = False
-    series_id: int | None = None
     series_lobby: bool = False
 
     def concerns(self, event: LiveEvent) -> bool:
-        if self.series_id is not None:
-            return event.kind == LiveEvent.Kind.SERIES and event.series_id == self.series_id
-        if self.series_lobby:
-            return event.kind == LiveEvent.Kind.SERIES
+        if self.series_lobby and in_series_lobby(event):
+            return True
         if self.game_id is not None:
             return event.game_id == self.game_id
         if self.user_id is not None and self.user_id in users_of(event):
@@ -221,22 +212,24 @@ class Channel:
 
     def keys(self) -> list[Key]:
         """Where the hub files this channel: every event it concerns has one of these keys."""
-        if self.series_id is not None:
-            return [("series", self.series_id)]
-        if self.series_lobby:
-            return [SERIES_LOBBY]
         if self.game_id is not None:
             return [("game", self.game_id)]
         keys: list[Key] = [("user", self.user_id)] if self.user_id is not None else []
+        if self.series_lobby:
+            keys.append(SERIES_LOBBY)
         return [*keys, LOBBY] if self.lobby else keys
 
 
+def in_series_lobby(event: LiveEvent) -> bool:
+    """What the series lobby shows changed: an open series' seats, a series' start or end."""
+    return event.kind == LiveEvent.Kind.SEATS or (
+        event.kind in (LiveEvent.Kind.START, LiveEvent.Kind.FINISH) and event.data.get("series") is not None)
+
+
 def users_of(event: LiveEvent) -> list[int]:
-    """The people an event concerns: the two of a game or a challenge, a series' players."""
-    users = [u for u in (event.user_a, event.user_b) if u is not None]
-    if event.kind == LiveEvent.Kind.SERIES:
-        users.extend(u for u in event.data.get("users", ()) if isinstance(u, int))
-    return users
+    """The people an event concerns on their own streams: a game's players, a challenge's maker
+    and named opponent."""
+    return [u for u in (event.users or ()) if isinstance(u, int)]
 
 
 def keys_of(event: LiveEvent) -> list[Key]:
@@ -244,10 +237,8 @@ def keys_of(event: LiveEvent) -> list[Key]:
     keys: list[Key] = [("user", u) for u in users_of(event)]
     if event.game_id is not None:
         keys.append(("game", event.game_id))
-    if event.kind == LiveEvent.Kind.SERIES:
+    if in_series_lobby(event):
         keys.append(SERIES_LOBBY)
-        if event.series_id is not None:
-            keys.append(("series", event.series_id))
     if event.kind in (LiveEvent.Kind.CHALLENGE, LiveEvent.Kind.START, LiveEvent.Kind.FINISH):
         keys.append(LOBBY)
     return keys
@@ -366,8 +357,8 @@ HUB_DATABASE = Database()  # the hub's polls and "seen live" marks: never queued
 
 # --- the hub: one poller per event loop --------------------------------------------------------
 
-# (user, game, series): a game's page, a series' page, or with neither the user's event stream
-Mark = tuple[int, int | None, int | None]
+# (user, game): a game's page, or with none the user's event stream
+Mark = tuple[int, int | None]
 
 
 END = object()  # put in a subscription's queue: its stream ends
@@ -553,11 +544,11 @@ class Hub:
                 sub.next_seen = now + SEEN_EVERY
                 self.mark_seen(*sub.seen)
 
-    def mark_seen(self, user_id: int, game_id: int | None, series_id: int | None = None) -> None:
-        """A stream's player has the game or the series (neither: their event stream) live
-        now: written with the other streams' marks at the next flush (LiveSeen; a held your-turn
-        email is dropped for a move seen live)."""
-        self.marks[(user_id, game_id, series_id)] = timezone.now()
+    def mark_seen(self, user_id: int, game_id: int | None) -> None:
+        """A stream's player has the game (none: their event stream) live now: written with the
+        other streams' marks at the next flush (LiveSeen; a held your-turn email is dropped for a
+        move seen live)."""
+        self.marks[(user_id, game_id)] = timezone.now()
 
     async def fan_out(self, rows: Iterable[LiveEvent], now: float = 0.0) -> None:
         """Offer each row to the streams it concerns. After every ``FAN_SLICE`` of them the
@@ -695,9 +686,9 @@ async def events(channel: Channel, after: int | None, heartbeat: float, seen: Ma
 # --- "seen live" (emails that respect people) --------------------------------------------------
 
 
-def mark_seen(user_id: int, game_id: int | None, series_id: int | None = None) -> None:
-    """Record that the user has this game or series (neither: their event stream) live now."""
-    mark_seen_many({(user_id, game_id, series_id): timezone.now()})
+def mark_seen(user_id: int, game_id: int | None) -> None:
+    """Record that the user has this game (none: their event stream) live now."""
+    mark_seen_many({(user_id, game_id): timezone.now()})
 
 
 def mark_seen_many(marks: dict[Mark, datetime]) -> None:
@@ -707,17 +698,15 @@ def mark_seen_many(marks: dict[Mark, datetime]) -> None:
     for start in range(0, len(items), 500):
         chunk = dict(items[start:start + 500])
         where = Q()
-        for user_id, game_id, series_id in chunk:
-            where |= Q(user_id=user_id, game_id__isnull=game_id is None, series_id__isnull=series_id is None,
-                       **({"game_id": game_id} if game_id is not None else {}),
-                       **({"series_id": series_id} if series_id is not None else {}))
+        for user_id, game_id in chunk:
+            where |= Q(user_id=user_id, game_id__isnull=game_id is None,
+                       **({"game_id": game_id} if game_id is not None else {}))
         # the oldest time of the batch for all: a mark is never later than its stream was there
         at = min(chunk.values())
-        found = {(u, g, x): pk for pk, u, g, x in
-                 LiveSeen.objects.filter(where).values_list("pk", "user_id", "game_id", "series_id")}
+        found = {(u, g): pk for pk, u, g in LiveSeen.objects.filter(where).values_list("pk", "user_id", "game_id")}
         if found:
             LiveSeen.objects.filter(pk__in=found.values()).update(at=at)
-        new = [LiveSeen(user_id=u, game_id=g, series_id=x, at=at) for (u, g, x) in chunk if (u, g, x) not in found]
+        new = [LiveSeen(user_id=u, game_id=g, at=at) for (u, g) in chunk if (u, g) not in found]
         if new:
             LiveSeen.objects.bulk_create(new, ignore_conflicts=True)
 
@@ -730,15 +719,7 @@ def saw_live(user_id: int, game_id: int, since: datetime) -> bool:
     """Was the user connected live to the game (its page) or to their event stream at
     ``since`` or after? A connection refreshes its row every minute, so one open at ``since``
     has a row no older than a minute before it."""
-    everything = Q(game_id__isnull=True, series_id__isnull=True)
-    return LiveSeen.objects.filter(Q(game_id=game_id) | everything, user_id=user_id, at__gte=_recent(since)).exists()
-
-
-def saw_series_live(user_id: int, series_id: int, since: datetime) -> bool:
-    """Was the user connected live to the series (its page) or to their event stream at
-    ``since`` or after? (As ``saw_live``, for a series of the boxed game.)"""
-    everything = Q(game_id__isnull=True, series_id__isnull=True)
-    return LiveSeen.objects.filter(Q(series_id=series_id) | everything, user_id=user_id,
+    return LiveSeen.objects.filter(Q(game_id=game_id) | Q(game_id__isnull=True), user_id=user_id,
                                    at__gte=_recent(since)).exists()
 
 

@@ -1,6 +1,6 @@
 """The live streams' addresses (docs/live.md), in one place: the site's URLconf includes them
 (games/urls.py, games/api_urls.py), and the streams' own handler (games.live_asgi) resolves
-with this URLconf alone, which has five patterns to try instead of the site's hundred."""
+with this URLconf alone, which has a handful of patterns to try instead of the site's hundred."""
 
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
@@ -16,7 +16,6 @@ page_streams = [
     path("events/me/", live_views.my_events, name="live_me"),
     path("events/lobby/", live_views.lobby_events, name="live_lobby"),
     path("events/series/", live_views.series_lobby_events, name="live_series_lobby"),
-    path("events/series/<id:series_id>/", live_views.series_events, name="live_series"),
 ]
 
 api_streams = [

@@ -1,15 +1,16 @@
 """The live streams (docs/live.md): async views, served by the ASGI server through
 games.live_asgi.StreamHandler (powerboats_site/asgi.py).
 
-* ``/events/game/<id>/``, ``/events/me/``, ``/events/lobby/``, ``/events/series/<id>/``,
-  ``/events/series/`` (the series lobby) — Server-Sent Events for the pages
+* ``/events/game/<id>/``, ``/events/me/``, ``/events/lobby/``, ``/events/series/`` (the
+  series lobby) — Server-Sent Events for the pages
   (static/js/live.js). A page passes ``since`` (when it was rendered, in ms) so that nothing
   between its render and the connection is missed; the browser's reconnect sends
   ``Last-Event-ID``.
 * ``/api/stream/events/`` — the user's events as NDJSON, lichess's bot API names: ``challenge``,
   ``challengeCanceled``, ``challengeDeclined``, ``challengeAccepted``, ``gameStart``,
-  ``yourTurn``, ``gameFinish`` (and for a series ``seriesStart``, ``yourTurn``,
-  ``seriesFinish``); an empty line every ``LIVE_HEARTBEAT_SECONDS`` keeps it open.
+  ``yourTurn``, ``gameFinish`` for every game (and for a series, as clients of the series API
+  know them, ``seriesStart``, ``seriesFinish``, and ``series`` in ``yourTurn``); an empty line
+  every ``LIVE_HEARTBEAT_SECONDS`` keeps it open.
 * ``/api/games/<id>/stream/`` — a game as NDJSON: ``gameFull`` (the API GET of the game) first,
   then a ``gameState`` (the same, after each move) per move, ending after the game is over.
 
@@ -56,9 +57,8 @@ from powerboats_site.strict import digits
 
 from . import live
 from .live_asgi import address_key, busy, hold
-from .models import Game, LiveEvent, SeriesGame
-from .payloads import game_detail
-from .selectors import MOVE_LIST_COLUMNS, game_with_seats, history
+from .models import Game, LiveEvent
+from .selectors import detail_of, game_with_seats
 from .views import SPECTATOR_PARTS, asked_ply, part_key, part_response, spectator_part
 
 NDJSON = "application/x-ndjson"
@@ -151,7 +151,7 @@ class Opening:
     user: Any = None  # the player, or None
     client: str | None = None  # what the per-client limit counts: "user:<id>", "session:<key>"
     bad_token: bool = False  # an Authorization header that names no active player's token
-    found: bool = True  # the game or series asked for exists
+    found: bool = True  # the game asked for exists
     after: int | None = None  # the stream starts after this event id (None: from now)
 
 
@@ -167,18 +167,18 @@ def _session_user(request: HttpRequest) -> tuple[Any, str | None]:
 
 
 class _Known:
-    """Games and series known to exist, for a few minutes: a crowd opening streams on one game
-    asks the database once (games are not deleted; a stream on one that was gets no event)."""
+    """Games known to exist, for a few minutes: a crowd opening streams on one game asks the
+    database once (games are not deleted; a stream on one that was gets no event)."""
 
     def __init__(self, seconds: float = 300.0, size: int = 10_000) -> None:
         self.seconds, self.size = seconds, size
-        self.until: dict[tuple[str, int], float] = {}
+        self.until: dict[int, float] = {}
 
-    def exists(self, model: type[Game] | type[SeriesGame], pk: int) -> bool:
-        key, now = (model.__name__, pk), time.monotonic()
+    def exists(self, pk: int) -> bool:
+        key, now = pk, time.monotonic()
         if self.until.get(key, 0.0) > now:
             return True
-        if not model.objects.filter(pk=pk).exists():
+        if not Game.objects.filter(pk=pk).exists():
             return False
         if len(self.until) >= self.size:
             self.until.clear()
@@ -189,8 +189,7 @@ class _Known:
 _KNOWN = _Known()
 
 
-def _opening(request: HttpRequest, start: Start, tokens: bool = False, game_id: int | None = None,
-             series_id: int | None = None) -> Opening:
+def _opening(request: HttpRequest, start: Start, tokens: bool = False, game_id: int | None = None) -> Opening:
     opening = Opening()
     header = request.headers.get("Authorization", "") if tokens else ""
     if header:
@@ -205,18 +204,15 @@ def _opening(request: HttpRequest, start: Start, tokens: bool = False, game_id: 
     else:
         opening.user, opening.client = _session_user(request)
     if game_id is not None:
-        opening.found = _KNOWN.exists(Game, game_id)
-    if series_id is not None:
-        opening.found = _KNOWN.exists(SeriesGame, series_id)
+        opening.found = _KNOWN.exists(game_id)
     if start.error is None:
         opening.after = start.after if start.since is None else live.last_id_before(start.since)
     return opening
 
 
-async def _open(request: HttpRequest, tokens: bool = False, game_id: int | None = None,
-                series_id: int | None = None) -> tuple[Start, Opening]:
+async def _open(request: HttpRequest, tokens: bool = False, game_id: int | None = None) -> tuple[Start, Opening]:
     start = _start(request)
-    opening = await _db(request, _opening, request, start, tokens, game_id, series_id)
+    opening = await _db(request, _opening, request, start, tokens, game_id)
     if opening.user is not None:
         use_players_language(request, opening.user)
     return start, opening
@@ -267,12 +263,11 @@ def _at_once(channel: live.Channel, after: int | None, seen: live.Mark | None) -
 
 
 async def _page_stream(request: HttpRequest, opening: Opening, channel: live.Channel,
-                       seen_game: int | None = None, seen_series: int | None = None) -> HttpResponseBase:
-    """``seen_game``, ``seen_series``: the page's game or series, on which its player is marked
-    "seen live"."""
+                       seen_game: int | None = None) -> HttpResponseBase:
+    """``seen_game``: the page's game, on which its player is marked "seen live"."""
     seen: live.Mark | None = None
-    if opening.user is not None and (seen_game is not None or seen_series is not None):
-        seen = (opening.user.pk, seen_game, seen_series)
+    if opening.user is not None and seen_game is not None:
+        seen = (opening.user.pk, seen_game)
     if not _streaming(request):
         body = await _db(request, _at_once, channel, opening.after, seen)
         return HttpResponse(body, content_type="text/event-stream")
@@ -306,20 +301,13 @@ async def lobby_events(request: HttpRequest) -> HttpResponseBase:
 
 
 @require_GET
-async def series_events(request: HttpRequest, series_id: int) -> HttpResponseBase:
-    """A series' page (issue 16): its changes, as the game page's stream."""
-    start, opening = await _open(request, series_id=series_id)
-    if not opening.found:
-        return _error(404, "not_found", gettext("no series %(series_id)s") % {"series_id": series_id}, "series")
-    return _start_error(start) or await _page_stream(request, opening, live.Channel(series_id=series_id),
-                                                     seen_series=series_id)
-
-
-@require_GET
 async def series_lobby_events(request: HttpRequest) -> HttpResponseBase:
-    """The series lobby: every change of every series (it refreshes its lists)."""
+    """The series lobby: the seats of open series, every series' start and end, and the user's own
+    events (it refreshes its lists)."""
     start, opening = await _open(request)
-    return _start_error(start) or await _page_stream(request, opening, live.Channel(series_lobby=True))
+    user_id = opening.user.pk if opening.user is not None else None
+    return _start_error(start) or await _page_stream(request, opening,
+                                                     live.Channel(user_id=user_id, series_lobby=True))
 
 
 # --- the API's NDJSON streams -------------------------------------------------------------------
@@ -339,7 +327,7 @@ async def _ndjson_user(channel: live.Channel, user_id: int, after: int | None, s
 
 
 def _user_lines(channel: live.Channel, user_id: int, after: int | None) -> str:
-    live.mark_seen(user_id, None, None)
+    live.mark_seen(user_id, None)
     rows = [] if after is None else live.backlog(channel, after)[0]
     return "".join(live.dumps(line) + "\n" for row in rows for line in live.user_event_lines(row, user_id))
 
@@ -359,17 +347,15 @@ async def api_user_events(request: HttpRequest) -> HttpResponseBase:
     busy = _hold(request, opening, event_stream=False)
     if busy is not None:
         return busy
-    return _streaming_response(_ndjson_user(channel, user_id, opening.after, (user_id, None, None)), NDJSON)
+    return _streaming_response(_ndjson_user(channel, user_id, opening.after, (user_id, None)), NDJSON)
 
 
 def _game_json(game_id: int, user: Any) -> dict[str, Any] | None:
-    from django.contrib.auth.models import AnonymousUser
-
     found = game_with_seats(game_id)
     if found is None:
         return None
     game, seats = found
-    return game_detail(game, user or AnonymousUser(), seats, moves=history(game, MOVE_LIST_COLUMNS))
+    return detail_of(game, seats, user)
 
 
 class _States:
@@ -384,8 +370,7 @@ class _States:
             OrderedDict()
 
     async def get(self, game_id: int, event: LiveEvent, user: Any) -> dict[str, Any] | None:
-        players = (event.user_a, event.user_b)
-        viewer = user.pk if user is not None and user.pk in players else None
+        viewer = user.pk if user is not None and user.pk in live.users_of(event) else None
         key = (game_id, event.pk, viewer, translation.get_language() or "")
         found = self.entries.get(key)
         if found is None:
@@ -450,7 +435,7 @@ async def api_game_stream(request: HttpRequest, game_id: int) -> HttpResponseBas
     busy = _hold(request, opening, event_stream=False)
     if busy is not None:
         return busy
-    seen = (opening.user.pk, game_id, None) if opening.user is not None else None
+    seen = (opening.user.pk, game_id) if opening.user is not None else None
     return _streaming_response(_ndjson_game(game_id, opening.user, first, opening.after, seen), NDJSON)
 
 

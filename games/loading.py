@@ -1,8 +1,8 @@
-"""One game with its players and seats, in one query: the read that every action and every
-view of a game starts with.
+"""One game with its seats and their players, in one query: the read that every action and every
+view of a game starts with (a game of any number of boats: one row per seat).
 
 It is the same query the ORM would make for
-``Seat.objects.select_related("game", "game__yellow", "game__red").filter(game_id=…)`` (with
+``Seat.objects.select_related("game", "user").filter(game_id=…)`` (with
 ``select_for_update(of=("game",))`` when locking), but the SQL is put together once per process
 from the models' metadata, and the rows are turned into model instances with Django's
 ``Model.from_db`` and each field's database converters. Compiling that query is most of its cost
@@ -58,8 +58,7 @@ def model_part(model: type[Model], alias: str, names: Sequence[str] | None = Non
 @lru_cache(maxsize=8)
 def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[Part, ...]]:
     user = get_user_model()
-    parts = (model_part(Seat, "s"), model_part(Game, "g"), model_part(user, "y", ("id", *PLAYER_FIELDS)),
-             model_part(user, "r", ("id", *PLAYER_FIELDS)))
+    parts = (model_part(Seat, "s"), model_part(Game, "g"), model_part(user, "u", ("id", *PLAYER_FIELDS)))
     qn = connection.ops.quote_name
     columns = ", ".join(f"{p.alias}.{qn(f.column)}" for p in parts for f in p.fields)
     users = qn(user._meta.db_table)
@@ -71,8 +70,7 @@ def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[P
     sql = (
         f"SELECT {columns} FROM {qn(Seat._meta.db_table)} s "
         f"JOIN {qn(Game._meta.db_table)} g ON g.{qn('id')} = s.{qn('game_id')} "
-        f"JOIN {users} y ON y.{qn('id')} = g.{qn('yellow_id')} "
-        f"JOIN {users} r ON r.{qn('id')} = g.{qn('red_id')} "
+        f"JOIN {users} u ON u.{qn('id')} = s.{qn('user_id')} "
         f"{joined}WHERE s.{qn('game_id')} = %s"
     )
     if lock and connection.features.has_select_for_update_of:
@@ -91,9 +89,9 @@ def instance_of(part: Part, values: Sequence[Any]) -> Any:
 
 
 def game_and_seats(game_id: int, *, lock: bool = False) -> tuple[Game, list[Seat]] | None:
-    """The game, its two players (the fields a game needs of them) and its seats in seat
-    order; with ``lock`` the game row is locked (``FOR UPDATE OF``: the caller is inside a
-    transaction). None when there is no such game."""
+    """The game and its seats in seat order, each with its player (the fields a game needs of
+    them); with ``lock`` the game row is locked (``FOR UPDATE OF``: the caller is inside a
+    transaction). None when there is no such game (a game has a seat from its creation on)."""
     sql, parts = _query(connection.vendor, lock)
     with connection.cursor() as cursor:
         cursor.execute(sql, [game_id])
@@ -124,22 +122,18 @@ def game_seats_and_drawing(game_id: int, language: str, version: str
 
 
 def _game(rows: Sequence[Sequence[Any]], parts: tuple[Part, ...]) -> tuple[Game, list[Seat]]:
-    seat_part, game_part, yellow_part, red_part = parts
+    seat_part, game_part, user_part = parts
     widths = [len(p.fields) for p in parts]
     first = rows[0]
-    offset = widths[0]
-    game = instance_of(game_part, first[offset:offset + widths[1]])
-    offset += widths[1]
-    game.yellow = instance_of(yellow_part, first[offset:offset + widths[2]])
-    offset += widths[2]
-    game.red = instance_of(red_part, first[offset:offset + widths[3]])
+    game = instance_of(game_part, first[widths[0]:widths[0] + widths[1]])
     seats = []
     for row in rows:
         seat = instance_of(seat_part, row[:widths[0]])
         seat.game = game
+        seat.user = instance_of(user_part, row[widths[0] + widths[1]:])
         seats.append(seat)
-    seats.sort(key=lambda seat: seat.index)
-    return game, seats
+    game.keep_seats(seats)
+    return game, game.seat_list()
 
 
 @lru_cache(maxsize=32)

@@ -1,8 +1,9 @@
-"""Games in the database: challenges, courses, games, seats, the append-only move history,
-and the ratings that finished games move.
+"""Games in the database: challenges, courses, games for any number of boats with their seats
+and the append-only move history, and the ratings that finished games move.
 
-The stored state of a game (``Game`` + its two ``Seat`` rows) always equals the replay of
-its ``Move`` rows through the rules engine; ``manage.py verify_games`` checks it. All
+A two-player game of the online rules and a series of the boxed game are one ``Game`` with its
+``Seat`` rows (its players) and ``Move`` rows (its history); the stored state always equals the
+replay of the history through the rules engine (``manage.py verify_games`` checks it). All
 writes go through ``games.services``.
 """
 
@@ -16,6 +17,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from games.engine import RULES_VERSION
 
 from . import glicko2
 from .appendonly import AppendOnly, AppendOnlyRows
@@ -138,27 +141,63 @@ class CourseDrawing(models.Model):
         return f"drawing of {self.course_id[:8]} in {self.language} ({self.version})"
 
 
+class Ruleset(models.TextChoices):
+    """What a game is played by (games.rulesets): the online two-player rules (two boats, one race,
+    R1-R14) or the boxed game (2-6 boats, three races on the A, B and C courses of one lake, R15-R20)."""
+
+    ONLINE = "online", _("online rules (two boats)")
+    BOXED = "boxed", _("boxed game (2-6 boats, three races)")
+
+
 class Game(models.Model):
+    """A game of Powerboats for any number of boats the ruleset allows: a two-player game of the
+    online rules (one race) or a series of the boxed game (up to three races). Its players are its
+    seats (``Seat``); its history the append-only ``Move`` rows; the columns below and its seats'
+    are a cache of the replay of that history (``manage.py verify_games``). A game of the boxed
+    rules is open in the lobby (``OPEN``) until its seats are filled or its creator starts it; a
+    two-player game starts when it is created (a challenge accepted, a tournament's pairing)."""
+
     class Status(models.TextChoices):
-        ACTIVE = "active"
-        FINISHED = "finished"
+        OPEN = "open", _("open")
+        ACTIVE = "active", _("being played")
+        FINISHED = "finished", _("finished")
+        CANCELLED = "cancelled", _("cancelled")
 
     class Phase(models.TextChoices):
-        PLACE = "place"
-        DICE = "dice"
-        DIRECTION = "direction"
-        OVER = "over"
+        WAITING = "waiting", _("waiting for players")
+        PLACE = "place", _("place")
+        DICE = "dice", _("dice")
+        DIRECTION = "direction", _("direction")
+        OVER = "over", _("over")
 
-    yellow = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_yellow")
-    red = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_red")
-    course = models.ForeignKey(LakeCourse, on_delete=models.PROTECT, related_name="games")
-    course_letter = models.CharField(max_length=1)
-    lake_side = models.CharField(max_length=8, choices=LakeSide.choices)
+    ruleset = models.CharField(max_length=8, choices=Ruleset.choices, default=Ruleset.ONLINE)
+    seats_wanted = models.PositiveSmallIntegerField(default=2, help_text="the boats it is played with")
+    score_variant = models.BooleanField(default=False, help_text="R19's score variant (the boxed game), fixed")
+    rules_version = models.PositiveSmallIntegerField(
+        default=RULES_VERSION,
+        help_text="the boxed game: the version of R18/R19's details it is played, scored and replayed by "
+                  "(games.engine.race), fixed when it is created; 1 for series created before versions existed")
+    series_number = models.PositiveIntegerField(
+        null=True, blank=True, unique=True,
+        help_text="a game of the boxed rules: its number as a series (/series/<n>/, /api/series/<n>/; the id a "
+                  "series had before issue 25 moved series into games)")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                                   related_name="games_made", help_text="who opened it in the lobby (the boxed game)")
+    course = models.ForeignKey(LakeCourse, on_delete=models.PROTECT, related_name="games", null=True, blank=True,
+                               help_text="the course of the race being played (none before the start)")
+    course_keys = models.JSONField(default=list, blank=True, help_text="LakeCourse keys of every race (one lake)")
+    course_letter = models.CharField(max_length=1, blank=True)
+    lake_side = models.CharField(max_length=8, choices=LakeSide.choices, default=LakeSide.STANDARD)
     rated = models.BooleanField(default=True)
 
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE, db_index=True)
+    status = models.CharField(max_length=9, choices=Status.choices, default=Status.ACTIVE, db_index=True)
     phase = models.CharField(max_length=9, choices=Phase.choices, default=Phase.PLACE)
-    to_move = models.PositiveSmallIntegerField(default=0, help_text="seat to act: 0 yellow, 1 red")
+    race = models.PositiveSmallIntegerField(default=0, help_text="0-based index of the race being played")
+    first_start = models.PositiveSmallIntegerField(null=True, blank=True,
+                                                   help_text="the boxed game: race A's start player (R15, by lot)")
+    to_move = models.PositiveSmallIntegerField(null=True, blank=True, default=0,
+                                               help_text="the seat (Seat.index) to act; none before the start and "
+                                                         "once a series is over")
     ply = models.PositiveIntegerField(default=0, help_text="actions so far; a client sends the ply it saw")
     pending = models.JSONField(null=True, blank=True, help_text="a roll awaiting its direction")
 
@@ -169,19 +208,21 @@ class Game(models.Model):
     termination = models.CharField(max_length=12, blank=True)
     result_reason = models.CharField(max_length=200, blank=True, help_text="the result in English (records, logs)")
     result_code = models.CharField(max_length=24, blank=True,
-                                   help_text="the result as data, with result_params (games.engine.rules.Outcome); "
-                                             "pages and emails say it in the reader's language")
+                                   help_text="the result as data, with result_params (games.engine.rules.Outcome, "
+                                             "games.engine.Series.result); pages and emails say it in the reader's "
+                                             "language")
     result_params = models.JSONField(default=dict, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
-    dice_seed = models.CharField(max_length=64, help_text="secret until the game ends (docs/fair-dice.md)")
-    dice_seed_sha256 = models.CharField(max_length=64)
+    dice_seed = models.CharField(max_length=64, blank=True, help_text="secret until the game ends (docs/fair-dice.md)")
+    dice_seed_sha256 = models.CharField(max_length=64, blank=True)
 
     # the clock (docs/clocks.md)
     days_per_move = models.PositiveSmallIntegerField(default=3)
     grace_days = models.PositiveSmallIntegerField(default=7, help_text="each player's grace bank at the start")
     vacation_allowed = models.BooleanField(default=True)
-    turn_started_at = models.DateTimeField(default=timezone.now, help_text="when the player to move got the turn")
+    turn_started_at = models.DateTimeField(null=True, blank=True, help_text="when the player to move got the turn")
     move_deadline = models.DateTimeField(null=True, blank=True, help_text="end of the time for this move")
     deadline = models.DateTimeField(null=True, blank=True, help_text="when the player to move loses on time")
     reminder_at = models.DateTimeField(null=True, blank=True, help_text="cleared once the reminder is sent")
@@ -202,65 +243,130 @@ class Game(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"game {self.pk}: {self.yellow} (Y) v {self.red} (R)"
+        if self.series_number is not None:
+            return f"series {self.series_number} (game {self.pk})"
+        return f"game {self.pk}"
+
+    # --- its players: its seats ----------------------------------------------------------------
+    # The seats are read with the game (games.loading, or prefetched with their users by the
+    # selectors as ``seats``); these read them, with one query when they were not.
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        self.__dict__.pop("_seat_list", None)  # the seats as they are now, next time they are asked for
+        super().refresh_from_db(*args, **kwargs)
 
     @property
     def over(self) -> bool:
         return self.status == Game.Status.FINISHED
 
-    def player(self, seat: int) -> Any:
-        return self.yellow if seat == 0 else self.red
+    @property
+    def multi_race(self) -> bool:
+        """A series of the boxed game (its number, its table, its races) rather than a two-player game."""
+        return self.ruleset == Ruleset.BOXED
+
+    def seat_list(self) -> list[Seat]:
+        """The seats in seat order (before the start: in the order they were taken)."""
+        cached: list[Seat] | None = self.__dict__.get("_seat_list")
+        if cached is None:
+            prefetched = getattr(self, "_prefetched_objects_cache", {}).get("seats")
+            found = prefetched if prefetched is not None else self.seats.select_related("user")
+            cached = self._seat_list = sorted(found, key=seat_order)
+        return cached
+
+    def keep_seats(self, seats: list[Seat]) -> None:
+        """The seats as the caller read them (with their users): no query for them again."""
+        self._seat_list = sorted(seats, key=seat_order)
+
+    def seat_at(self, index: int | None) -> Seat | None:
+        """The seat with this index (the player to move's: ``seat_at(to_move)``)."""
+        if index is None:
+            return None
+        return next((s for s in self.seat_list() if s.index == index), None)
+
+    @property
+    def players(self) -> list[Any]:
+        """The players in seat order."""
+        return [s.user for s in self.seat_list()]
+
+    @property
+    def player_ids(self) -> list[int]:
+        return [int(s.user_id) for s in self.seat_list()]
+
+    def player(self, seat: int | None) -> Any:
+        found = self.seat_at(seat)
+        return found.user if found is not None else None
 
     def player_id(self, seat: int) -> int:
-        return int(self.yellow_id if seat == 0 else self.red_id)
+        found = self.seat_at(seat)
+        assert found is not None, f"no seat {seat} in {self}"
+        return int(found.user_id)
 
     def seat_of(self, user: Any) -> int | None:
-        if user is None or not getattr(user, "pk", None):
+        """The seat index of ``user`` in this game once it has started (None: not a player)."""
+        uid = getattr(user, "pk", None) if user is not None else None
+        if not uid:
             return None
-        if user.pk == self.yellow_id:
-            return 0
-        if user.pk == self.red_id:
-            return 1
-        return None
+        return next((s.index for s in self.seat_list() if s.user_id == uid), None)
+
+    def color_of(self, seat: int | None) -> str | None:
+        found = self.seat_at(seat)
+        return found.color if found is not None else None
 
     @property
     def user_to_move(self) -> Any:
-        return None if self.over else self.player(self.to_move)
+        return None if self.status != Game.Status.ACTIVE else self.player(self.to_move) if self.to_move is not None \
+            else None
 
     @property
     def user_id_to_move(self) -> int | None:
-        if self.over:
+        if self.status != Game.Status.ACTIVE or self.to_move is None:
             return None
-        return int(self.yellow_id if self.to_move == 0 else self.red_id)
+        found = self.seat_at(self.to_move)
+        return int(found.user_id) if found is not None else None
+
+
+def seat_order(seat: Seat) -> tuple[int, Any, int]:
+    """Seats in seat order; before the start (no index yet) in the order they were taken."""
+    return (seat.index if seat.index is not None else 99, seat.joined_at, seat.pk or 0)
 
 
 class Seat(models.Model):
-    """One boat's stored state (mirrors ``games.engine.Boat``)."""
+    """A player's seat in a game: their boat in the race being played (mirrors ``games.engine.Boat``;
+    empty once they left a series or before the start), their points, their place in a series'
+    table, how they left (R18) and their grace bank. The seats are the list of a game's players."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
-    index = models.PositiveSmallIntegerField()
-    color = models.CharField(max_length=6)
+    index = models.PositiveSmallIntegerField(null=True, blank=True,
+                                             help_text="seat order (R15: round the table); none before the start")
+    color = models.CharField(max_length=6, blank=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    joined_at = models.DateTimeField(default=timezone.now)
     q = models.IntegerField(null=True, blank=True)
     r = models.IntegerField(null=True, blank=True)
     heading = models.PositiveSmallIntegerField(default=0)
     dice = models.JSONField(default=list)
     damage = models.PositiveSmallIntegerField(default=0)
+    carried = models.PositiveSmallIntegerField(default=0, help_text="damage counters carried into this race (R20)")
     next_buoy = models.PositiveSmallIntegerField(default=1)
     count = models.SmallIntegerField(default=0)
     entries = models.JSONField(default=list)
     finished = models.BooleanField(default=False)
     sunk = models.BooleanField(default=False)
     moves = models.PositiveSmallIntegerField(default=0)
-    points = models.PositiveSmallIntegerField(default=0)
+    points = models.PositiveSmallIntegerField(default=0, help_text="R14 in a two-player game; a series' total (R19)")
+    place = models.PositiveSmallIntegerField(null=True, blank=True, help_text="in a series' table (R19)")
+    left = models.CharField(max_length=12, blank=True, help_text="resign or timeout: left a series (R18)")
     grace_seconds = models.PositiveIntegerField(default=0, help_text="what is left of the grace bank")
 
     class Meta:
-        ordering = ["game", "index"]
-        constraints = [models.UniqueConstraint(fields=["game", "index"], name="one_seat_per_index")]
+        ordering = ["game", "index", "joined_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "index"], name="one_seat_per_index"),
+            models.UniqueConstraint(fields=["game", "user"], name="one_seat_per_player"),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.color} in game {self.game_id}"
+        return f"{self.color or 'a seat'} in game {self.game_id}"
 
     @property
     def buoys(self) -> int:
@@ -268,15 +374,16 @@ class Seat(models.Model):
 
 
 class Move(AppendOnlyRows, models.Model):
-    """One action of the history, never changed; one row per ply (docs/architecture.md).
+    """One action of the history, never changed; one row per ply (docs/architecture.md), in every
+    game (a two-player game's one race, or a series' three: ``race``).
 
-    * ``place`` — a boat placed (R5);
+    * ``place`` — a boat placed (R5, R16);
     * ``roll`` — the dice chosen and rolled (R6): ``choice``, ``dice_before``, ``rolled``, ``dice``;
-    * ``turn`` — the direction taken and the whole turn as it happened (R7–R14), at the ply
-      after its roll (a turn whose only allowed direction was taken at once, R7, is stored
-      as its roll and its turn in the same request);
-    * ``end`` — the game ended other than by a move: ``termination`` is ``resign`` or
-      ``timeout`` (``seat`` lost) or ``adjudication``.
+    * ``turn`` — the direction taken and the whole turn as it happened (R7–R14, R17), at the ply
+      its direction was chosen (a turn whose only allowed direction was taken at once, R7, is
+      stored as its roll and its turn in the same request, at the roll's ply and the next);
+    * ``end`` — ``termination`` is ``resign`` or ``timeout`` (``seat`` lost the two-player game, or
+      left the series, R18) or ``adjudication``.
     """
 
     history_name = "move history"
@@ -289,6 +396,7 @@ class Move(AppendOnlyRows, models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     ply = models.PositiveIntegerField(help_text="the game's ply before this action")
+    race = models.PositiveSmallIntegerField(default=0, help_text="the race it happened in (0-based)")
     seat = models.PositiveSmallIntegerField()
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moves", null=True,
                              blank=True, help_text="who acted (none for an adjudication)")
@@ -314,7 +422,7 @@ class Move(AppendOnlyRows, models.Model):
     rounded = models.JSONField(default=list)
     finished = models.BooleanField(default=False)
     sunk = models.BooleanField(default=False)
-    notation = models.CharField(max_length=40)
+    notation = models.CharField(max_length=60)
 
     class Meta:
         ordering = ["game", "ply"]
@@ -355,15 +463,13 @@ class EmailLog(models.Model):
 
 
 class IdempotentRequest(models.Model):
-    """The first answer to a request made with an Idempotency-Key, returned again on retries: a
-    game's action or a series' (one key space per player)."""
+    """The first answer to a request made with an Idempotency-Key, returned again on retries: an
+    action of any game (one key space per player)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     key = models.CharField(max_length=100)
     action = models.CharField(max_length=40)
     game = models.ForeignKey(Game, on_delete=models.CASCADE, null=True, blank=True)
-    series = models.ForeignKey("games.SeriesGame", on_delete=models.CASCADE, null=True, blank=True,
-                               help_text="a series action's key (games.services_series)")
     status = models.PositiveSmallIntegerField(default=200)
     response = models.JSONField()
     created_at = models.DateTimeField(default=timezone.now)
@@ -377,20 +483,37 @@ class IdempotentRequest(models.Model):
 # The tables keep the names they had when ratings lived in the tournaments app.
 
 
-class Rating(models.Model):
-    """A player's current rating, and counters for the leaderboard."""
+class Glicko(models.Model):
+    """A Glicko-2 rating: its value and when it last moved (games.ratings), in either pool."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating")
     rating = models.FloatField(default=glicko2.DEFAULT_RATING)
     deviation = models.FloatField(default=glicko2.DEFAULT_DEVIATION)
     volatility = models.FloatField(default=glicko2.DEFAULT_VOLATILITY)
+    last_rated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def provisional(self) -> bool:
+        """Shown with a question mark, and left off the leaderboards, while its deviation is high."""
+        return self.deviation >= PROVISIONAL_DEVIATION
+
+    @property
+    def value(self) -> glicko2.Rating:
+        return glicko2.Rating(self.rating, self.deviation, self.volatility)
+
+
+class Rating(Glicko):
+    """A player's current two-player rating, and counters for the leaderboard."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating")
     games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     points = models.PositiveIntegerField(default=0, help_text="sum of game points (R14) in rated games")
     points_per_game = models.FloatField(default=0.0)
-    last_rated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "tournaments_rating"
@@ -402,14 +525,6 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.rating:.0f} ± {self.deviation:.0f}"
-
-    @property
-    def provisional(self) -> bool:
-        return self.deviation >= PROVISIONAL_DEVIATION
-
-    @property
-    def value(self) -> glicko2.Rating:
-        return glicko2.Rating(self.rating, self.deviation, self.volatility)
 
 
 class RatingChange(models.Model):
@@ -439,6 +554,37 @@ class RatingChange(models.Model):
     @property
     def delta(self) -> float:
         return self.rating_after - self.rating_before
+
+
+class SeriesRating(Glicko):
+    """A player's multi-player rating (games of the boxed rules): its own pool, apart from the
+    two-player ``Rating`` (docs/ratings.md)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="series_rating")
+    series = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0, help_text="series won outright")
+
+    class Meta:
+        indexes = [models.Index(fields=["-rating"], name="series_rating_desc")]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.rating:.0f} ± {self.deviation:.0f} (series)"
+
+
+class SeriesRatingChange(models.Model):
+    """What one rated series (a game of the boxed rules) did to one player's multi-player rating."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="series_rating_changes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="series_rating_changes")
+    place = models.PositiveSmallIntegerField()
+    score = models.FloatField(help_text="pairwise wins + half draws, out of the other players")
+    rating_before = models.FloatField()
+    rating_after = models.FloatField()
+    deviation_after = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="one_change_per_series_and_player")]
 
 
 # --- what players do around a game (issue 13): chat with moderation, rematches ----------------
@@ -497,65 +643,53 @@ class ChatReport(models.Model):
 
 
 class LiveEvent(models.Model):
-    """The append-only log of live events (docs/live.md): one row per move, game start, game end
-    or change of a challenge, written after the commit of what caused it (games.live.publish).
-    The streams of every web process read it by id (Last-Event-ID replay); the sweep prunes
-    rows older than a day. No foreign keys: the row is written outside the move's transaction
-    and must never wait for or block a lock."""
+    """The append-only log of live events (docs/live.md): one row per action of a game, a game's
+    start and end, a change of an open game's seats, of a challenge, a chat line. An action's,
+    a start's, an end's and a seat change's row is written in the transaction of what caused it
+    (with its other writes: games.writing); a challenge's and a chat line's after the commit
+    (games.live.publish). The streams of every web process read it by id (Last-Event-ID replay);
+    the sweep prunes rows older than a day. No foreign keys: an event never waits for or blocks
+    a lock, and outlives nothing."""
 
     class Kind(models.TextChoices):
-        MOVE = "move"
+        MOVE = "move"  # an action of a game (data: ply, to_move, turn_passed)
         START = "start"
         FINISH = "finish"
+        SEATS = "seats"  # an open game's seats changed (data: action open, seats or cancel; seats, rev)
         CHALLENGE = "challenge"
         CHAT = "chat"  # a line in a game's chat: the game page reloads its chat
-        SERIES = "series"  # a series changed (issue 16): data["action"] says how, see games.live
 
     created_at = models.DateTimeField(default=timezone.now)
     kind = models.CharField(max_length=10, choices=Kind.choices)
     game_id = models.BigIntegerField(null=True, blank=True)
     challenge_id = models.BigIntegerField(null=True, blank=True)
-    series_id = models.BigIntegerField(null=True, blank=True)  # kind "series" only
-    # the people the event concerns (the two players, or a challenge's maker and named opponent)
-    user_a = models.BigIntegerField(null=True, blank=True)
-    user_b = models.BigIntegerField(null=True, blank=True)
+    # who is told on their own streams (My games, the lobbies, the API's user stream): a game's
+    # players, a challenge's maker and named opponent. Not the list of a game's players (its seats)
+    users = models.JSONField(default=list, blank=True)
     data = models.JSONField(default=dict)
 
     class Meta:
         indexes = [models.Index(fields=["created_at"], name="live_event_created")]
 
     def __str__(self) -> str:
-        return f"{self.pk} {self.kind} game={self.game_id} challenge={self.challenge_id} series={self.series_id}"
+        return f"{self.pk} {self.kind} game={self.game_id} challenge={self.challenge_id}"
 
 
 class LiveSeen(models.Model):
-    """A player had a game live in front of them (its page's stream), a series (its page's
-    stream, ``series_id``), or every game (the API event stream: neither) at ``at``; refreshed
-    at most once a minute while connected. A held your-turn email for a move made while they
-    were there is dropped (games.notifications)."""
+    """A player had a game live in front of them (its page's stream), or every game (the API
+    event stream: no game) at ``at``; refreshed at most once a minute while connected. A held
+    your-turn email for a move made while they were there is dropped (games.notifications)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
-    game_id = models.BigIntegerField(null=True, blank=True, help_text="empty: a series, or the user's event stream")
-    series_id = models.BigIntegerField(null=True, blank=True, help_text="a series' page (issue 24)")
+    game_id = models.BigIntegerField(null=True, blank=True, help_text="empty: the user's event stream")
     at = models.DateTimeField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["user", "game_id"], name="live_seen_once"),
-            models.UniqueConstraint(fields=["user", "series_id"], name="live_seen_series_once"),
-            models.UniqueConstraint(fields=["user"], condition=models.Q(game_id__isnull=True, series_id__isnull=True),
+            models.UniqueConstraint(fields=["user"], condition=models.Q(game_id__isnull=True),
                                     name="live_seen_stream_once"),
         ]
 
     def __str__(self) -> str:
         return f"{self.user_id} saw {self.game_id or 'all'} at {self.at}"
-
-
-# --- series of the boxed game for 2-6 players (issue 16): models in their own module ---------
-from .models_series import (  # noqa: E402,F401
-    SeriesAction,
-    SeriesGame,
-    SeriesRating,
-    SeriesRatingChange,
-    SeriesSeat,
-)

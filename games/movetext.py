@@ -126,6 +126,7 @@ class Row(Protocol):
     """What :func:`long_forms` reads of a history row (games.models.Move)."""
 
     kind: str
+    race: int
     seat: int
     termination: str
     choice: Any
@@ -142,21 +143,27 @@ class Row(Protocol):
     sunk: bool
 
 
-def long_forms(rows: Sequence[Row], colors: Sequence[str], line: Mapping[tuple[int, int], int] | None = None
+def long_forms(rows: Sequence[Row], colors: Sequence[str],
+               lines: Sequence[Mapping[tuple[int, int], int]] | Mapping[tuple[int, int], int] | None = None
                ) -> list[str]:
-    """The long form of every row, in order (a turn needs the heading before it).
+    """The long form of every row, in order (a turn needs the heading its boat had before it, in
+    its race), for a game of any ruleset.
 
-    ``colors`` names the seats; ``line`` numbers the start/finish line cells (1-based) for
-    placements."""
-    headings: dict[int, int | None] = {}
+    ``colors`` names the seats; ``lines`` numbers the start/finish line cells (1-based) of each
+    race's course for placements (one mapping: every race's)."""
+    per_race: Sequence[Mapping[tuple[int, int], int]] = [] if lines is None else \
+        [lines] if isinstance(lines, Mapping) else lines
+    headings: dict[tuple[int, int], int | None] = {}
     out: list[str] = []
     for row in rows:
+        race = getattr(row, "race", 0) or 0
         color = colors[row.seat] if 0 <= row.seat < len(colors) else "?"
         if row.kind == "place":
             cell = tuple(row.final) if row.final is not None else None
-            number = line.get(cell) if line is not None and cell is not None else None  # type: ignore[arg-type]
+            line = per_race[min(race, len(per_race) - 1)] if per_race else None
+            number = line.get(cell) if line is not None and cell is not None else None  # type: ignore[call-overload]
             out.append(describe_placement(color=color, start_cell=number, heading=row.heading or 0))
-            headings[row.seat] = row.heading
+            headings[(race, row.seat)] = row.heading
         elif row.kind == "roll":
             text = describe_dice(color=color, choice=choice_from_json(row.choice), dice=list(row.dice))
             out.append(text + " …")
@@ -164,68 +171,11 @@ def long_forms(rows: Sequence[Row], colors: Sequence[str], line: Mapping[tuple[i
             assert row.direction is not None
             out.append(describe_turn(
                 color=color, choice=choice_from_json(row.choice), dice=list(row.dice), direction=row.direction,
-                previous_heading=headings.get(row.seat), cells=len(row.path), auto=row.auto, crash=row.crash,
-                damage=row.damage, rounded=list(row.rounded), finished=row.finished, sunk=row.sunk,
+                previous_heading=headings.get((race, row.seat)), cells=len(row.path), auto=row.auto,
+                crash=row.crash, damage=row.damage, rounded=list(row.rounded), finished=row.finished, sunk=row.sunk,
             ))
-            headings[row.seat] = row.heading
+            headings[(race, row.seat)] = row.heading
         else:
             out.append(describe_end(termination=row.termination, color=color if row.termination != "adjudication"
                                     else None))
-    return out
-
-
-class SeriesRow(Protocol):
-    """What :func:`series_long_forms` reads of a series action (games.models_series.SeriesAction)."""
-
-    ply: int
-    race: int
-    seat: int
-    kind: str
-    data: Any
-
-
-def series_long_forms(actions: Sequence[SeriesRow], logs: Sequence[Any], colors: Mapping[int, str],
-                      lines: Sequence[Mapping[tuple[int, int], int]]) -> list[str]:
-    """The long form of every series action, in order, read from the engine's replay (``logs``:
-    games.engine.game.RaceLog, one per race: the placements and moves by the ply of their action),
-    not from the notation. ``colors`` names the series' seats; ``lines`` numbers each race's start
-    line cells. A roll whose only direction was taken at once (R7) is the whole turn; a roll
-    awaiting its direction ends in "…", and the direction that follows is the whole turn."""
-    placed: dict[int, Any] = {}
-    moved: dict[int, Any] = {}
-    for log in logs:
-        placed.update(log.placements)
-        moved.update(log.moves)
-    directions = {a.ply for a in actions if a.kind == "direction"}
-    headings: dict[tuple[int, str], int] = {}
-    out: list[str] = []
-    for action in actions:
-        color = colors.get(action.seat, "?")
-        data = action.data if isinstance(action.data, Mapping) else {}
-        move = None
-        if action.kind == "place" and action.ply in placed:
-            placement = placed[action.ply]
-            line = lines[action.race] if 0 <= action.race < len(lines) else {}
-            out.append(describe_placement(color=placement.color, start_cell=line.get(tuple(placement.cell)),
-                                          heading=placement.heading))
-            headings[(action.race, placement.color)] = placement.heading
-            continue
-        if action.kind == "roll" and action.ply + 1 not in directions:
-            move = moved.get(action.ply + 1)  # the only direction allowed, taken at once
-        elif action.kind == "direction":
-            move = moved.get(action.ply)
-        if move is not None:
-            out.append(describe_turn(
-                color=move.color, choice=move.choice, dice=list(move.dice), direction=move.direction,
-                previous_heading=headings.get((action.race, move.color)), cells=len(move.path), auto=move.auto,
-                crash=move.crash, damage=move.damage, rounded=list(move.rounded), finished=move.finished,
-                sunk=move.sunk))
-            headings[(action.race, move.color)] = move.heading
-        elif action.kind == "roll":
-            out.append(describe_dice(color=color, choice=choice_from_json(data.get("choice", {})),
-                                     dice=list(data.get("dice", []))) + " …")
-        elif action.kind == "leave":
-            out.append(describe_end(termination=str(data.get("termination", "resign")), color=color))
-        else:
-            out.append("")
     return out

@@ -31,8 +31,7 @@ from accounts.services import user_set_email_mode
 
 from . import live
 from .house import is_house_bot
-from .models import COLORS, Challenge, EmailLog, Game
-from .models_series import SeriesGame
+from .models import Challenge, EmailLog, Game
 from .reasons import color_name, group_text, outcome_text, place_text, rank_text, result_of, title_text
 from .signals import emails_recorded
 from .writing import Writes
@@ -53,10 +52,12 @@ SUBJECTS = {
     # round-robin groups and the Competition (tournaments.services_formats)
     "group_start": gettext_noop("{title}: you play in {group}"),
     "group_over": gettext_noop("{title} is over: {outcome}"),
-    # series of the boxed game (games.services_series)
-    "series_turn": gettext_noop("Your turn in series {series} (race {race})"),
-    "series_over": gettext_noop("Series {series} is over: {result}"),
-    "series_reminder": gettext_noop("Reminder: your move in series {series} is due {due}"),
+}
+# a game of the boxed rules is named as a series (by its number and race)
+SERIES_SUBJECTS = {
+    "your_turn": gettext_noop("Your turn in series {series} (race {race})"),
+    "game_over": gettext_noop("Series {series} is over: {result}"),
+    "reminder": gettext_noop("Reminder: your move in series {series} is due {due}"),
 }
 
 
@@ -191,39 +192,28 @@ def notify(user: Any, event: str, key: str, data: dict[str, Any]) -> EmailLog | 
 
 
 def your_turn(game: Game) -> list[Email]:
-    """The player to move is told (once per ply) — but not in a game against a house bot, whose
-    answers come within seconds, unless the player asked for those (``bot_turn_emails``,
-    Settings; issue 13). The players are loaded with the game: no query."""
-    player, opponent = game.player(game.to_move), game.player(1 - game.to_move)
-    if is_house_bot(opponent) and not player.bot_turn_emails:
+    """The player to move is told (once per ply; the email is held, :func:`your_turn_hold`, and
+    dropped at release when the player had the game live or acted meanwhile) — never a house bot,
+    and not when every other player still in the game is a house bot (their answers come within
+    seconds) unless the player asked for those (``bot_turn_emails``, Settings; issue 13). The
+    players are loaded with the game: no query."""
+    player = game.user_to_move
+    if player is None or is_house_bot(player):
+        return []
+    others = [s.user for s in game.seat_list() if s.index is not None and s.user_id != player.pk and not s.left]
+    if others and all(is_house_bot(u) for u in others) and not player.bot_turn_emails:
         return []
     return [(player, "your_turn", f"game:{game.pk}:ply:{game.ply}", {"game": game.pk})]
 
 
-def series_your_turn(series: Any, seats: Any) -> list[Email]:
-    """The series player to move is told (once per ply), as in two-player games: the email is
-    held (:func:`your_turn_hold`) and dropped at release when the player had the series live or
-    acted meanwhile; never for a house bot, and not when every other player still in the series is
-    a house bot (their answers come within seconds) unless the player asked for those
-    (``bot_turn_emails``). ``seats`` are the series' playing seats with their users loaded."""
-    if series.to_move is None:
-        return []
-    player = seats[series.to_move].user
-    if is_house_bot(player):
-        return []
-    others = [s.user for s in seats if s.user_id != player.pk and not s.left]
-    if others and all(is_house_bot(u) for u in others) and not player.bot_turn_emails:
-        return []
-    return [(player, "series_turn", f"series:{series.pk}:ply:{series.ply}", {"series": series.pk})]
-
-
 def reminder(game: Game) -> list[Email]:
-    return [(game.player(game.to_move), "reminder", f"game:{game.pk}:turn:{game.turn_started_at.isoformat()}",
+    assert game.turn_started_at is not None
+    return [(game.user_to_move, "reminder", f"game:{game.pk}:turn:{game.turn_started_at.isoformat()}",
              {"game": game.pk})]
 
 
 def game_over(game: Game) -> list[Email]:
-    return [(user, "game_over", f"game:{game.pk}", {"game": game.pk}) for user in (game.yellow, game.red)]
+    return [(user, "game_over", f"game:{game.pk}", {"game": game.pk}) for user in game.players]
 
 
 def challenge(challenge: Challenge) -> list[Email]:
@@ -252,17 +242,21 @@ def long_datetime_format() -> str:
 
 
 def _game_context(user: Any, game: Game) -> dict[str, Any]:
+    """What an email about a game says of it: the player's opponent (a two-player game) or the
+    series' table, the deadlines in the reader's time zone, how it ended for them."""
     seat = game.seat_of(user)
-    opponent = game.player(1 - seat) if seat is not None else None
-    seats = list(game.seats.order_by("index"))
+    seats = [s for s in game.seat_list() if s.index is not None]
+    opponent = next((s.user for s in seats if s.user_id != user.pk), None) if not game.multi_race else None
     return {
         "game": game,
         "opponent": opponent,
-        "color": color_name(COLORS[seat]) if seat is not None else None,
+        "color": color_name(game.color_of(seat) or "") if seat is not None else None,
         "link": absolute(reverse("game", args=[game.pk])),
         "deadline": local(game.deadline, user),
         "move_deadline": local(game.move_deadline, user),
         "seats": seats,
+        "table": sorted(seats, key=lambda s: (s.place or 99, s.index)),
+        "race": "ABC"[game.race],
         "won": game.winner_id == user.pk,
         "draw": game.over and not game.winner_id,
     }
@@ -286,24 +280,25 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
     event = entry.event
     context: dict[str, Any] = {"user": user, "event": event, "site": settings.SITE_URL}
     fields: dict[str, Any] = {}
+    subjects = SUBJECTS
     if "game" in entry.data:
-        game = Game.objects.select_related("yellow", "red", "winner").get(pk=entry.data["game"])
+        game = Game.objects.select_related("winner").get(pk=entry.data["game"])
         context.update(_game_context(user, game))
         fields = {"game": game.pk, "due": local(game.deadline, user),
                   "result": gettext("you won") if context["won"] else gettext("a draw") if context["draw"]
                   else gettext("you lost")}
+        if game.multi_race:
+            subjects = {**SUBJECTS, **SERIES_SUBJECTS}
+            fields.update(series=game.series_number, race=context["race"], result=result_of(game))
     if event == "challenge":
         challenge = Challenge.objects.select_related("created_by").get(pk=entry.data["challenge"])
         context.update(challenge=challenge, link=absolute(reverse("lobby")))
         fields = {"by": challenge.created_by.username}
     if event == "digest":
-        games = Game.objects.filter(pk__in=entry.data["games"]).select_related("yellow", "red").order_by("deadline")
+        games = Game.objects.filter(pk__in=entry.data["games"]).prefetch_related("seats__user").order_by("deadline",
+                                                                                                         "pk")
         context["games"] = [_game_context(user, g) for g in games]
-        context["series_list"] = [
-            {"series": s, "race": "ABC"[s.race], "link": absolute(reverse("series", args=[s.pk])),
-             "deadline": local(s.deadline, user)}
-            for s in SeriesGame.objects.filter(pk__in=entry.data.get("series_list", [])).order_by("deadline", "pk")]
-        context["count"] = len(context["games"]) + len(context["series_list"])
+        context["count"] = len(context["games"])
         context["link"] = absolute(reverse("my_games"))
         fields = {"count": context["count"]}
     if event in ("pairing", "tournament_over"):
@@ -329,17 +324,10 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
         elif entry.data.get("outcome"):  # recorded before the outcome was stored as data
             context["outcome"] = outcome_text(entry.data["outcome"])
         fields.update(title=context["title"], group=context["group"], outcome=context.get("outcome"))
-    if "series" in entry.data:
-        series = SeriesGame.objects.select_related("winner").get(pk=entry.data["series"])
-        context.update(series=series, link=absolute(reverse("series", args=[series.pk])),
-                       deadline=local(series.deadline, user), move_deadline=local(series.move_deadline, user),
-                       table=list(series.seats.filter(index__isnull=False).select_related("user").order_by("place")))
-        fields = {"series": series.pk, "race": "ABC"[series.race], "result": result_of(series),
-                  "due": context["deadline"]}
     unsubscribe = absolute(reverse("unsubscribe", args=[unsubscribe_token(user)]))
     context["unsubscribe"] = unsubscribe
     context["settings_link"] = absolute(reverse("settings"))
-    template = SUBJECTS[event]
+    template = subjects[event]
     if template is None:
         template = ngettext("Your turn in {count} game", "Your turn in {count} games", fields["count"])
     else:
@@ -356,22 +344,17 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
 
 
 def _seen_live(entry: EmailLog) -> bool:
-    """A your-turn email for a move the player saw live: they had the game's (the series') page,
-    or their API event stream, open when it was made or since (games.live.LiveSeen)."""
-    if entry.event == "series_turn":
-        return live.saw_series_live(entry.user_id, entry.data.get("series"), entry.created_at)
+    """A your-turn email for a move the player saw live: they had the game's page, or their API
+    event stream, open when it was made or since (games.live.LiveSeen)."""
     return entry.event == "your_turn" and live.saw_live(entry.user_id, entry.data.get("game"), entry.created_at)
 
 
 def _moved_on(entry: EmailLog) -> bool:
-    """A your-turn email whose turn is over (the player moved, or the series went on, while it
-    was held back)."""
-    if entry.event not in ("your_turn", "series_turn"):
+    """A your-turn email whose turn is over (the player moved, or the game went on, while it was
+    held back)."""
+    if entry.event != "your_turn":
         return False
     ply = int(entry.key.rsplit(":", 1)[1])
-    if entry.event == "series_turn":
-        return not SeriesGame.objects.filter(pk=entry.data.get("series"), ply=ply,
-                                             status=SeriesGame.Status.ACTIVE).exists()
     return not Game.objects.filter(pk=entry.data.get("game"), ply=ply, status=Game.Status.ACTIVE).exists()
 
 

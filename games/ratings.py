@@ -1,25 +1,28 @@
-"""Rating services: Glicko-2 for every rated game (docs/ratings.md).
+"""Rating services: Glicko-2 for every rated game (docs/ratings.md), in two pools: two-player
+games (``Rating``) and series of the boxed game (``SeriesRating``: pairwise, one rating period
+per series); a multi-player result never moves the two-player rating.
 
-``rate_game`` is called by the one function that finishes a game (``games.services``), inside
-its transaction, so the result and the ratings are stored together; it is idempotent (one
-``RatingChange`` per game and player). ``recompute_all`` replays every rated game in order and
+:func:`rate` is called by the one function that finishes a game (``games.services._finish``),
+inside its transaction, so the result and the ratings are stored together; it is idempotent (one
+change per game and player). ``recompute_all`` replays every rated two-player game in order and
 reports differences.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
 
 from . import glicko2
-from .models import Game, Rating, RatingChange, Seat
+from .models import PROVISIONAL_DEVIATION, Game, Rating, RatingChange, Seat, SeriesRating, SeriesRatingChange
 from .writing import Writes
 
 User = get_user_model()
@@ -36,15 +39,23 @@ def display(rating: Rating | None) -> str:
 
 
 def is_rated(game: Game, seats: Sequence[Seat] | None = None) -> bool:
-    """Rated games count, except a game lost on time before the loser's first move."""
+    """Rated two-player games count, except a game lost on time before the loser's first move."""
     if not game.rated or game.status != Game.Status.FINISHED or not game.termination:
         return False
     if game.termination == "timeout" and game.winner_color:
-        loser = 1 if game.winner_color == "yellow" else 0
-        moves = seats[loser].moves if seats is not None else game.seats.get(index=loser).moves
-        if moves == 0:
+        seats = seats if seats is not None else game.seat_list()
+        loser = next(s for s in seats if s.index is not None and s.color != game.winner_color)
+        if loser.moves == 0:
             return False
     return True
+
+
+def rate(game: Game, seats: Sequence[Seat], writes: Writes | None = None) -> bool:
+    """Rate a finished game in its ruleset's pool (in the caller's transaction; ``seats`` are its
+    playing seats); returns whether it was rated."""
+    if game.multi_race:
+        return rate_series(game, seats)
+    return rate_game(game, seats, writes)
 
 
 def scores(game: Game) -> tuple[float, float]:
@@ -95,8 +106,8 @@ class Update:
 def updates_for(game: Game, ratings: dict[int, Rating], at: datetime,
                 seats: Sequence[Seat] | None = None) -> list[Update]:
     """The two rating updates of one game (both computed from the ratings before it)."""
-    by_index = {s.index: s for s in (seats if seats is not None else game.seats.all())}
-    players = (game.yellow_id, game.red_id)
+    by_index = {s.index: s for s in (seats if seats is not None else game.seat_list())}
+    players = (by_index[0].user_id, by_index[1].user_id)
     before = {uid: before_game(ratings[uid], at) for uid in players}
     out = []
     for seat, score in enumerate(scores(game)):
@@ -130,7 +141,8 @@ def rate_game(game: Game, seats: Sequence[Seat] | None = None, writes: Writes | 
     if not is_rated(game, seats) or RatingChange.objects.filter(game=game).exists():
         return False
     at = game.finished_at or game.updated_at
-    ids = sorted({game.yellow_id, game.red_id})
+    seats = seats if seats is not None else game.seat_list()
+    ids = sorted({s.user_id for s in seats})
     Rating.objects.bulk_create([Rating(user_id=uid) for uid in ids], ignore_conflicts=True)  # a first rated game
     ratings = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=ids).order_by("user_id")}
     updates = updates_for(game, ratings, at, seats)
@@ -155,7 +167,7 @@ def rate_game(game: Game, seats: Sequence[Seat] | None = None, writes: Writes | 
 
 def rated_games_in_order() -> Any:
     return (
-        Game.objects.filter(status=Game.Status.FINISHED, rated=True)
+        Game.objects.filter(status=Game.Status.FINISHED, rated=True, series_number__isnull=True)
         .exclude(termination="")
         .order_by("finished_at", "pk")
         .prefetch_related("seats")
@@ -169,15 +181,13 @@ def recompute_all(*, write: bool = False) -> list[str]:
     fresh: dict[int, Rating] = {}
     changes: list[RatingChange] = []
     for game in rated_games_in_order().iterator(chunk_size=2000):
-        seats = {s.index: s for s in game.seats.all()}
-        if game.termination == "timeout" and game.winner_color:
-            loser = 1 if game.winner_color == "yellow" else 0
-            if seats[loser].moves == 0:
-                continue
-        for uid in (game.yellow_id, game.red_id):
-            fresh.setdefault(uid, Rating(user_id=uid))
+        seats = sorted(game.seats.all(), key=lambda s: s.index or 0)
+        if not is_rated(game, seats):
+            continue
+        for seat in seats:
+            fresh.setdefault(seat.user_id, Rating(user_id=seat.user_id))
         at = game.finished_at or game.updated_at
-        updates = updates_for(game, fresh, at)
+        updates = updates_for(game, fresh, at, seats)
         apply(fresh, updates, at)
         if write:
             changes.extend(
@@ -215,10 +225,86 @@ def recompute_all(*, write: bool = False) -> list[str]:
 
 
 def head_to_head(user: Any, opponent: Any) -> dict[str, int]:
-    games = Game.objects.filter(status=Game.Status.FINISHED).filter(
-        Q(yellow=user, red=opponent) | Q(yellow=opponent, red=user)
-    )
+    """The two-player games between two players and how they went."""
+    games = Game.objects.filter(status=Game.Status.FINISHED, series_number__isnull=True).filter(
+        Q(Exists(Seat.objects.filter(game=OuterRef("pk"), user=user)))
+        & Q(Exists(Seat.objects.filter(game=OuterRef("pk"), user=opponent))))
     wins = games.filter(winner=user).count()
     losses = games.filter(winner=opponent).count()
     total = games.count()
     return {"games": total, "wins": wins, "losses": losses, "draws": total - wins - losses}
+
+
+# --- series of the boxed game: a pool of their own --------------------------------------------------
+# A finished rated series is one rating period for each of its players: every pair of players is
+# a game between them, won by the one placed higher in the final series table (R19; a shared
+# place is a draw; players who left rank below those who stayed, R18). Each player is rated once,
+# against all the others at once, from the ratings everyone had before the series (glicko2.rate
+# with n - 1 results), so the order in which pairs are taken does not matter. As for two-player
+# games, deviations grow with idle weeks (before_game) and stay bounded, and a rating is
+# provisional while its deviation is PROVISIONAL_DEVIATION or more.
+
+
+def pair_score(mine: int, theirs: int) -> float:
+    """One pair of a series: 1 for the higher place (a smaller number), ½ for a shared one."""
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+def is_provisional(rating: SeriesRating | None) -> bool:
+    """The two-player rule (``Rating.provisional``): a deviation of 110 or more; no rating yet
+    is provisional."""
+    return rating is None or rating.deviation >= PROVISIONAL_DEVIATION
+
+
+def series_display(rating: SeriesRating | None) -> str:
+    """A series rating as shown (as :func:`display`): '1543', or '1500?' while provisional."""
+    if rating is None:
+        return "1500?"
+    return f"{rating.rating:.0f}{'?' if is_provisional(rating) else ''}"
+
+
+def rate_series(game: Game, seats: Sequence[Seat]) -> bool:
+    """Rate a finished series (in the caller's transaction); returns whether it was rated.
+    Unrated series, and series with a bot, are not rated. The series is rated at its finishing
+    time: idle weeks are counted up to it."""
+    if not game.rated or any(getattr(s.user, "is_bot", False) for s in seats):
+        return False
+    if SeriesRatingChange.objects.filter(game=game).exists():
+        return False
+    at = game.finished_at or timezone.now()
+    users = [s.user for s in seats]
+    ratings = {r.user_id: r for r in SeriesRating.objects.select_for_update().filter(user__in=users)}
+    for user in users:
+        if user.pk not in ratings:
+            ratings[user.pk] = SeriesRating.objects.create(user=user)
+    before = {s.user_id: before_game(ratings[s.user_id], at) for s in seats}
+    changes = []
+    for seat in seats:
+        assert seat.place is not None
+        results = [(before[o.user_id], pair_score(seat.place, o.place or 0)) for o in seats if o.pk != seat.pk]
+        after = bounded(glicko2.rate(before[seat.user_id], results))
+        row = ratings[seat.user_id]
+        changes.append(SeriesRatingChange(
+            game=game, user=seat.user, place=seat.place, score=sum(score for _, score in results),
+            rating_before=row.rating, rating_after=after.rating, deviation_after=after.deviation, created_at=at,
+        ))
+        row.rating, row.deviation, row.volatility = after.rating, after.deviation, after.volatility
+        row.series += 1
+        row.wins += int(seat.place == 1 and sum(1 for o in seats if o.place == 1) == 1)
+        row.last_rated_at = at
+        row.save()
+    SeriesRatingChange.objects.bulk_create(changes)
+    return True
+
+
+def series_leaderboard(limit: int = 50) -> list[Any]:
+    """The multi-player leaderboard: established ratings (not provisional), the best first."""
+    return list(SeriesRating.objects.select_related("user")
+                .filter(series__gt=0, deviation__lt=PROVISIONAL_DEVIATION).order_by("-rating")[:limit])
+
+
+def shown_series_ratings(user_ids: Iterable[int]) -> dict[int, str]:
+    """The series rating of each of these players as shown ('1500?' without one), one query."""
+    ids = list(user_ids)
+    found = {r.user_id: r for r in SeriesRating.objects.filter(user_id__in=ids).only("user", "rating", "deviation")}
+    return {uid: series_display(found.get(uid)) for uid in ids}

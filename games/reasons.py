@@ -114,7 +114,7 @@ def result_text(code: str, params: Mapping[str, Any] | None, reason: str = "") -
 
 
 def result_of(row: Any) -> str:
-    """The result of a game or a series row (``Game``, ``SeriesGame``) in the active language."""
+    """The result of a game (of any ruleset) in the active language."""
     return result_text(row.result_code, row.result_params, row.result_reason)
 
 

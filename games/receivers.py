@@ -16,14 +16,7 @@ from django.dispatch import receiver
 
 from . import live, tasks
 from .models import LiveEvent
-from .signals import (
-    challenge_changed,
-    challenge_made,
-    chat_posted,
-    emails_recorded,
-    move_made,
-    series_bot_to_move,
-)
+from .signals import challenge_changed, challenge_made, chat_posted, emails_recorded, move_made
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +28,28 @@ def _queue(task: Any, *args: Any) -> None:
         log.exception("could not queue %s%s", task.name, args)
 
 
+_bot_turns = threading.local()
+
+
 @receiver(move_made, dispatch_uid="bots-move")
 def a_house_bot_moves(sender: Any, game_id: int, ply: int, bot_to_move: bool = False, **kwargs: Any) -> None:
-    if bot_to_move:
-        _queue(tasks.bot_move, game_id, ply)
+    """Queue the bot's move (any game). When tasks run in the calling thread (eager: tests, the
+    fuzz stage), a bot's move that hands the turn to another bot (a series with bots in it) would
+    call this again from inside the first: a game with only bots left would recurse once per
+    action. So a call made while this thread is already queueing bot moves is appended and taken
+    by the outer loop."""
+    if not bot_to_move:
+        return
+    pending: list[tuple[int, int]] | None = getattr(_bot_turns, "pending", None)
+    if pending is not None:
+        pending.append((game_id, ply))
+        return
+    _bot_turns.pending = pending = [(game_id, ply)]
+    try:
+        while pending:
+            _queue(tasks.bot_move, *pending.pop(0))
+    finally:
+        _bot_turns.pending = None
 
 
 @receiver(challenge_made, dispatch_uid="bots-accept")
@@ -53,42 +64,20 @@ def recorded_emails_are_sent(sender: Any, ids: list[int], **kwargs: Any) -> None
         _queue(tasks.send_email, entry_id)
 
 
-# --- series of the boxed game (issue 16) ------------------------------------------------------
-from . import tasks_series  # noqa: E402
-
-_bot_turns = threading.local()
-
-
-@receiver(series_bot_to_move, dispatch_uid="series-bots-move")
-def a_house_bot_moves_in_a_series(sender: Any, series_id: int, ply: int, **kwargs: Any) -> None:
-    """Queue the bot's move. When tasks run in the calling thread (eager: tests, the fuzz
-    stage), a bot's move that hands the turn to another bot would call this again from inside
-    the first: a series with only bots left would recurse once per action. So a call made while
-    this thread is already queueing bot moves is appended and taken by the outer loop."""
-    pending: list[tuple[int, int]] | None = getattr(_bot_turns, "pending", None)
-    if pending is not None:
-        pending.append((series_id, ply))
-        return
-    _bot_turns.pending = pending = [(series_id, ply)]
-    try:
-        while pending:
-            _queue(tasks_series.series_bot_move, *pending.pop(0))
-    finally:
-        _bot_turns.pending = None
-
 # --- live events (games/live.py, docs/live.md): one INSERT after the commit --------------------
-# (a move's event, a game's end, a new game's start and every series action's event are
-# written in their own transaction: games.services, games.services_series)
+# (a move's event, a game's start and end and an open game's seat changes are written in their
+# own transaction: games.services)
 
 
 @receiver(chat_posted, dispatch_uid="live-chat")
 def a_chat_line_goes_live(sender: Any, game_id: int, message_id: int, user_id: int, **kwargs: Any) -> None:
-    # no user_a/user_b: the event is for the game's page, not for its players' other pages
+    # no users: the event is for the game's page, not for its players' other pages
     live.publish(kind=LiveEvent.Kind.CHAT, game_id=game_id, message=message_id, by=user_id)
 
 
 @receiver(challenge_changed, dispatch_uid="live-challenge")
 def a_challenge_goes_live(sender: Any, challenge_id: int, status: str, created_by_id: int,
                           opponent_id: int | None = None, game_id: int | None = None, **kwargs: Any) -> None:
-    live.publish(kind=LiveEvent.Kind.CHALLENGE, challenge_id=challenge_id, user_a=created_by_id,
-                 user_b=opponent_id, status=status, **({"game": game_id} if game_id else {}))
+    live.publish(kind=LiveEvent.Kind.CHALLENGE, challenge_id=challenge_id,
+                 users=[u for u in (created_by_id, opponent_id) if u is not None], status=status,
+                 created_by=created_by_id, opponent=opponent_id, **({"game": game_id} if game_id else {}))

@@ -1,14 +1,19 @@
-"""Reads for games, series and challenges, shared by the site and the API."""
+"""Reads for games and challenges, shared by the site and the API: every game, whatever its
+ruleset (its players are its seats)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Case, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Value, When
+
+from games.engine import Series
 
 from .loading import game_and_seats, game_seats_and_drawing, rows_where
 from .models import Challenge, Game, Move, Rating, Seat
-from .models_series import SeriesGame, SeriesSeat
+from .payloads import game_detail, series_detail
+from .rulesets import match_of
 
 
 def open_challenges(user: Any = None) -> QuerySet[Challenge]:
@@ -23,17 +28,31 @@ def open_challenges(user: Any = None) -> QuerySet[Challenge]:
     )
 
 
+def with_players(games: QuerySet[Game]) -> QuerySet[Game]:
+    """Games with their seats and players (two more queries for the whole list, not two per game)."""
+    return games.select_related("created_by").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index", "joined_at", "pk")))
+
+
+def plays_in(user: Any) -> Q:
+    """The games ``user`` has a seat in (one EXISTS: no duplicates in a list of games)."""
+    return Q(Exists(Seat.objects.filter(game=OuterRef("pk"), user=user)))
+
+
+def to_move_is(user: Any) -> Q:
+    """The games where it is ``user``'s turn (their seat is the one to move)."""
+    return Q(Exists(Seat.objects.filter(game=OuterRef("pk"), user=user, index=OuterRef("to_move"))))
+
+
 def games_of(user: Any) -> QuerySet[Game]:
-    """A player's games: active ones where it is their turn first, then other active ones,
-    then finished ones, most recent first."""
-    mine = Q(yellow=user) | Q(red=user)
-    my_turn = Q(status=Game.Status.ACTIVE) & (Q(yellow=user, to_move=0) | Q(red=user, to_move=1))
-    return (
-        Game.objects.filter(mine)
-        .select_related("yellow", "red")
+    """A player's games of every ruleset (not an open series still waiting for players, nor a
+    cancelled one): active ones where it is their turn first, then other active ones, then
+    finished ones, most recent first."""
+    return with_players(
+        Game.objects.filter(plays_in(user), status__in=[Game.Status.ACTIVE, Game.Status.FINISHED])
         .annotate(
             sort=Case(
-                When(my_turn, then=Value(0)),
+                When(to_move_is(user) & Q(status=Game.Status.ACTIVE), then=Value(0)),
                 When(status=Game.Status.ACTIVE, then=Value(1)),
                 default=Value(2),
                 output_field=IntegerField(),
@@ -44,11 +63,12 @@ def games_of(user: Any) -> QuerySet[Game]:
 
 
 def games_to_move(user: Any) -> QuerySet[Game]:
-    return games_of(user).filter(sort=0)  # type: ignore[misc]  # "sort" is games_of's annotation
+    """The games going on where it is the user's turn, the soonest deadline first."""
+    return Game.objects.filter(to_move_is(user), status=Game.Status.ACTIVE).order_by("deadline", "pk")
 
 
 def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
-    """A game to show, with its players and its seats, in one query. None when there is no
+    """A game to show, with its seats and their players, in one query. None when there is no
     such game (games.loading: the same read as the locked one of the services)."""
     return game_and_seats(game_id)
 
@@ -65,62 +85,73 @@ def ratings_of(user_ids: list[int]) -> dict[int, Rating]:
     return {r.user_id: r for r in rows_where(Rating, "user", user_ids, ("user", "rating", "deviation"))}
 
 
-MOVE_LIST_COLUMNS = ("game", "ply", "seat", "kind", "termination", "notation")
+MOVE_LIST_COLUMNS = ("game", "ply", "race", "seat", "kind", "termination", "notation")
 
 
 def history(game: Game, columns: tuple[str, ...] | None = None) -> list[Move]:
-    """The history rows of a game in ply order (``columns``: only those, e.g. for a move list)."""
-    rows = rows_where(Move, "game", [game.pk], columns)
+    """The history rows of a game in ply order up to the game as read (``columns``: only those,
+    e.g. for a move list): a row another request committed since is not shown with it."""
+    rows = [row for row in rows_where(Move, "game", [game.pk], columns) if row.ply < game.ply]
     for row in rows:
         row.game = game
     return sorted(rows, key=lambda row: row.ply)
 
 
+def detail_of(game: Game, seats: list[Seat], user: Any = None) -> dict[str, Any]:
+    """A game's full state as the API answers it (and its streams): a two-player game from its
+    stored state and its move list, a series from the engine's replay (kept per process) and its
+    history (payloads)."""
+    user = user if user is not None else AnonymousUser()
+    if not game.multi_race:
+        return game_detail(game, user, seats, moves=history(game, MOVE_LIST_COLUMNS))
+    if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
+        return series_detail(game, seats, None, (), user)
+    match = match_of(game, seats)
+    assert isinstance(match, Series)
+    return series_detail(game, seats, match, history(game), user)
+
+
 def live_games(limit: int = 5) -> list[Game]:
     """Games in progress, the most recently moved first (the home page), in one indexed query."""
-    return list(
-        Game.objects.filter(status=Game.Status.ACTIVE).exclude(phase=Game.Phase.PLACE)
-        .select_related("yellow", "red").order_by("-updated_at")[:limit]
-    )
+    return list(with_players(
+        Game.objects.filter(status=Game.Status.ACTIVE).exclude(phase=Game.Phase.PLACE).order_by("-updated_at")
+    )[:limit])
 
 
-# --- series of the boxed game (issue 16): payloads_series shapes them ---------------------------
+# --- games of the boxed rules in the lobby (series) ------------------------------------------------
 
 
-def series_with_seats(series_id: int) -> tuple[SeriesGame, list[SeriesSeat]] | None:
-    series = SeriesGame.objects.select_related("created_by", "winner").filter(pk=series_id).first()
-    if series is None:
-        return None
-    return series, list(series.seats.select_related("user").order_by("index", "joined_at", "pk"))
+def series_with_seats(number: int) -> tuple[Game, list[Seat]] | None:
+    """A game of the boxed rules by its number as a series (old addresses: /series/<n>/)."""
+    game = Game.objects.filter(series_number=number).only("pk").first()
+    return game_and_seats(game.pk) if game is not None else None
 
 
-def _with_seats(queryset: QuerySet[SeriesGame]) -> list[tuple[SeriesGame, list[SeriesSeat]]]:
-    rows = list(queryset.select_related("created_by")[:100])
-    seats: dict[int, list[SeriesSeat]] = {s.pk: [] for s in rows}
-    for seat in SeriesSeat.objects.filter(series__in=rows).select_related("user").order_by("index", "joined_at"):
-        seats[seat.series_id].append(seat)
-    return [(s, seats[s.pk]) for s in rows]
+def game_id_of_series(number: int) -> int | None:
+    return Game.objects.filter(series_number=number).values_list("pk", flat=True).first()
 
 
-def open_series_and_mine(user: Any) -> list[tuple[SeriesGame, list[SeriesSeat]]]:
+def _series(queryset: QuerySet[Game]) -> list[tuple[Game, list[Seat]]]:
+    return [(g, g.seat_list()) for g in with_players(queryset.filter(series_number__isnull=False))[:100]]
+
+
+def open_series_and_mine(user: Any) -> list[tuple[Game, list[Seat]]]:
     """Open series (the lobby) and every series the user has a seat in, newest first."""
-    query = Q(status=SeriesGame.Status.OPEN)
+    query = Q(status=Game.Status.OPEN)
     if getattr(user, "pk", None):
-        query |= Q(seats__user=user) & ~Q(status=SeriesGame.Status.CANCELLED)
-    return _with_seats(SeriesGame.objects.filter(query).distinct().order_by("-updated_at"))
+        query |= plays_in(user) & ~Q(status=Game.Status.CANCELLED)
+    return _series(Game.objects.filter(query).order_by("-updated_at"))
 
 
-def open_series() -> list[tuple[SeriesGame, list[SeriesSeat]]]:
-    return _with_seats(SeriesGame.objects.filter(status=SeriesGame.Status.OPEN).order_by("-created_at"))
+def open_series() -> list[tuple[Game, list[Seat]]]:
+    return _series(Game.objects.filter(status=Game.Status.OPEN).order_by("-created_at"))
 
 
-def series_to_move(user: Any) -> QuerySet[SeriesGame]:
-    """The series going on where it is the user's turn (a started series' seat index is its
-    place in the turn order: ``to_move`` names it), the soonest deadline first."""
-    return SeriesGame.objects.filter(status=SeriesGame.Status.ACTIVE, seats__user=user,
-                                     seats__index=F("to_move")).order_by("deadline", "pk")
+def series_to_move(user: Any) -> QuerySet[Game]:
+    """The series going on where it is the user's turn, the soonest deadline first."""
+    return games_to_move(user).filter(series_number__isnull=False)
 
 
-def series_of(user: Any) -> list[tuple[SeriesGame, list[SeriesSeat]]]:
-    return _with_seats(SeriesGame.objects.filter(seats__user=user).exclude(status=SeriesGame.Status.CANCELLED)
-                       .distinct().order_by("-updated_at"))
+def series_of(user: Any) -> list[tuple[Game, list[Seat]]]:
+    return _series(Game.objects.filter(plays_in(user)).exclude(status=Game.Status.CANCELLED).order_by("-updated_at"))
+

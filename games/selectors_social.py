@@ -11,6 +11,7 @@ from django.db.models import Exists, F, Q, QuerySet
 from accounts.names import name_key
 
 from .models import Challenge, ChatMessage, ChatMute, Game
+from .selectors import to_move_is, with_players
 
 User = get_user_model()
 CHAT_SHOWN = 100  # the latest lines shown with a game
@@ -23,10 +24,9 @@ def chat_of(game: Game, viewer: Any = None, limit: int = CHAT_SHOWN) -> list[Cha
     lines = ChatMessage.objects.filter(game=game).select_related("user").only(
         "game_id", "text", "created_at", "user__username", "user__is_bot")
     seat = game.seat_of(viewer)
-    if seat is not None:
-        opponent = game.player_id(1 - seat)
+    if seat is not None:  # a player who muted the chat sees only their own lines
         muted = ChatMute.objects.filter(game=game, user_id=viewer.pk)
-        lines = lines.annotate(muted=Exists(muted)).exclude(muted=True, user_id=opponent)
+        lines = lines.annotate(muted=Exists(muted)).exclude(Q(muted=True) & ~Q(user_id=viewer.pk))
     rows = list(lines.order_by("-created_at", "-id")[:limit])
     rows.reverse()
     return rows
@@ -43,11 +43,10 @@ def rematch_of(game: Game) -> Challenge | None:
 
 
 def games_awaiting(user: Any) -> QuerySet[Game]:
-    """The user's active games where it is their turn, the earliest deadline first."""
-    return (Game.objects.filter(status=Game.Status.ACTIVE)
-            .filter(Q(yellow=user, to_move=0) | Q(red=user, to_move=1))
-            .select_related("yellow", "red")
-            .order_by(F("deadline").asc(nulls_last=True), "pk"))
+    """The user's active games (of every ruleset) where it is their turn, the earliest deadline
+    first."""
+    return with_players(Game.objects.filter(to_move_is(user), status=Game.Status.ACTIVE)
+                        .order_by(F("deadline").asc(nulls_last=True), "pk"))
 
 
 def next_game_to_move(user: Any, exclude: int | None = None) -> Game | None:
@@ -59,9 +58,8 @@ def next_game_to_move(user: Any, exclude: int | None = None) -> Game | None:
 
 
 def games_to_watch() -> QuerySet[Game]:
-    """Games in progress, the one with the newest move first."""
-    return (Game.objects.filter(status=Game.Status.ACTIVE).select_related("yellow", "red")
-            .order_by("-updated_at", "-pk"))
+    """Games in progress (of every ruleset), the one with the newest move first."""
+    return with_players(Game.objects.filter(status=Game.Status.ACTIVE).order_by("-updated_at", "-pk"))
 
 
 def players_matching(query: str, limit: int = SEARCH_LIMIT) -> list[Any]:

@@ -41,7 +41,7 @@ class TooFast(ServiceError):
 
 
 def _game_of_player(user: Any, game_id: int, *, lock: bool = False, what: str = "") -> tuple[Game, int]:
-    games = Game.objects.select_related("yellow", "red")
+    games = Game.objects.all()
     if lock:
         games = games.select_for_update(of=("self",))
     game = games.filter(pk=game_id).first()
@@ -128,6 +128,8 @@ def game_rematch(*, user: Any, game_id: int) -> Challenge | Game:
     game, seat = _game_of_player(user, game_id, lock=True, what=gettext("only the two players of a game can ask for a rematch"))  # one offer at a time
     if not game.over:
         raise Conflict(gettext("a rematch can be offered once the game is over"), "game")
+    if game.multi_race:
+        raise Conflict(gettext("a series is not played again as a rematch: open a new one in the lobby"), "game")
     opponent = game.player(1 - seat)
     earlier = Challenge.objects.filter(rematch_of=game).exclude(
         status__in=[Challenge.Status.CANCELLED, Challenge.Status.DECLINED]).first()

@@ -1,5 +1,5 @@
-"""Events of the games app, of two-player games and series, published after the transaction
-that caused them commits.
+"""Events of the games app (every game, of any ruleset), published after the transaction that
+caused them commits.
 
 Other code subscribes instead of being called from the game code; every subscription of this
 app is in ``games/receivers.py`` (the tournaments app has its own). An event is small and
@@ -11,7 +11,7 @@ from django.dispatch import Signal
 # an action was stored (a placement, a roll, a turn, a game's start or its end);
 # kwargs: game_id, ply, user_id_to_move (None when over), turn_passed (another player now has
 # the turn, or a new game starts), bot_to_move (the player to move is a house bot),
-# player_ids (the user ids of Yellow and Red)
+# player_ids (the user ids of its players, in seat order)
 move_made = Signal()
 # a game ended (by a move, resignation, time or adjudication); kwargs: game_id, player_ids,
 # winner_id (None for a draw)
@@ -29,7 +29,3 @@ emails_recorded = Signal()
 # a player wrote a line in a game's chat (games.services_social); kwargs: game_id, message_id,
 # user_id (its author) — for the live event stream
 chat_posted = Signal()
-
-# a house bot is to act in a series (games.services_series); kwargs: series_id, ply. A series'
-# live event is written in its action's transaction instead (games.live.write)
-series_bot_to_move = Signal()

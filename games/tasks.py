@@ -16,7 +16,7 @@ from . import board, bots, live, services
 from .errors import ServiceError
 from .models import Challenge, EmailLog, Game
 from .notifications import notify, send_logged
-from .selectors import games_to_move, series_to_move
+from .selectors import games_to_move
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -115,7 +115,7 @@ def digest_readers() -> Any:
 @shared_task
 def send_digests() -> int:
     """Every 15 minutes (beat): the daily digest of users whose local digest hour has come: the
-    games and the series where it is their turn."""
+    games (of every ruleset) where it is their turn."""
     now = timezone.now()
     sent = 0
     for user in digest_readers():
@@ -129,16 +129,15 @@ def send_digests() -> int:
         if not claimed:
             continue  # another run got it first
         games = list(games_to_move(user).values_list("pk", flat=True))
-        series = list(series_to_move(user).values_list("pk", flat=True))
-        if (games or series) and notify(user, "digest", f"digest:{today.isoformat()}",
-                                        {"games": games, "series_list": series}):
+        if games and notify(user, "digest", f"digest:{today.isoformat()}", {"games": games}):
             sent += 1
     return sent
 
 
 @shared_task
 def bot_move(game_id: int, ply: int) -> bool:
-    """A house bot's action in a game; does nothing if the game moved on (safe twice)."""
+    """A house bot's action in a game (of any ruleset); does nothing if the game moved on (safe
+    twice)."""
     return bots.bot_act(game_id=game_id, ply=ply) is not None
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_series, views_social
+from . import views, views_social
 from .live_urls import page_streams
 
 urlpatterns = [
@@ -21,13 +21,11 @@ urlpatterns = [
     path("games/<id:game_id>/roll/", views.roll, name="game_roll"),
     path("games/<id:game_id>/direction/", views.direction, name="game_direction"),
     path("games/<id:game_id>/resign/", views.resign, name="game_resign"),
-    path("series/", views_series.series_lobby, name="series_lobby"),
-    path("series/<id:series_id>/", views_series.series_page, name="series"),
-    path("series/<id:series_id>/place/", views_series.series_place, name="series_place"),
-    path("series/<id:series_id>/roll/", views_series.series_roll, name="series_roll"),
-    path("series/<id:series_id>/direction/", views_series.series_direction, name="series_direction"),
-    path("series/<id:series_id>/resign/", views_series.series_resign, name="series_resign"),
-    path("series/<id:series_id>/<str:action>/", views_series.series_lobby_action, name="series_lobby_action"),
+    path("games/<id:game_id>/lobby/<str:action>/", views.lobby_action, name="lobby_action"),
+    path("series/", views.series_lobby, name="series_lobby"),
+    # a series' old addresses (before series were games): its number, sent on to its game
+    path("series/<id:number>/", views.series_address, name="series"),
+    path("series/<id:number>/<path:rest>", views.series_address, name="series_old"),
     path("games/next/", views_social.next_game, name="next_game"),
     path("games/<id:game_id>/social/", views_social.game_social, name="game_social"),
     path("games/<id:game_id>/chat/", views_social.chat_post, name="game_chat"),

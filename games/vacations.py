@@ -1,6 +1,6 @@
-"""Vacations (docs/clocks.md): a player stops their clocks, in every game and series that allows
-it, for some of this calendar year's days. Starting or ending one recomputes the deadlines where
-it is their turn (games.clock: one clock for every game)."""
+"""Vacations (docs/clocks.md): a player stops their clocks, in every game that allows it (of any
+ruleset), for some of this calendar year's days. Starting or ending one recomputes the deadlines
+where it is their turn (games.clock: one clock for every game)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User, Vacation
 
-from . import clock, services_series
+from . import services
 from .errors import Conflict, ServiceError
-from .models import Game
 from .selectors import games_to_move
 
 
@@ -37,14 +36,9 @@ def active_vacation(user: Any, now: datetime | None = None) -> Vacation | None:
 
 
 def _recompute_deadlines(user: Any) -> int:
-    """Deadlines of the user's active games and series where it is their turn, after a vacation
-    change (the two-player games first, then the series, each in id order: one lock order)."""
-    ids = list(games_to_move(user).values_list("pk", flat=True))
-    for game in Game.objects.select_for_update(of=("self",)).select_related("yellow", "red").filter(pk__in=ids).order_by("pk"):
-        seats = list(game.seats.order_by("index"))
-        clock.set_deadlines(game, seats)
-        game.save(update_fields=["move_deadline", "deadline", "reminder_at", "updated_at"])
-    return len(ids) + services_series.recompute_deadlines(user)
+    """Deadlines of the user's active games where it is their turn, after a vacation change
+    (in id order: one lock order)."""
+    return services.recompute_deadlines(user, list(games_to_move(user).values_list("pk", flat=True)))
 
 
 @transaction.atomic

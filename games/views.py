@@ -14,7 +14,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from games.engine import DIRECTION_NAMES, Phase
+from games.engine import DIRECTION_NAMES, Phase, Series
 from powerboats_site.strict import digits
 
 from . import services, vacations
@@ -41,18 +41,30 @@ from .forms import (
     PlaceForm,
     PreferencesForm,
     ResignForm,
+    SeriesForm,
     SignUpForm,
     VacationForm,
     posted_turn,
 )
-from .models import COLORS, Game, Move
+from .models import Game, Move
 from .movetext import long_forms
 from .notifications import BadToken, unsubscribe_link_use, unsubscribe_token, user_from_token
-from .payloads import shown_rows
+from .payloads import action_entries, series_detail, series_summary, shown_rows
 from .ratings import display as rating_display
+from .ratings import series_display, series_leaderboard, shown_series_ratings
 from .rules_examples import examples, legend
-from .selectors import game_to_show, games_of, history, open_challenges, ratings_of
-from .state import course_of, record_of, state_of
+from .rulesets import match_of
+from .selectors import (
+    game_id_of_series,
+    game_to_show,
+    games_of,
+    history,
+    open_challenges,
+    open_series,
+    ratings_of,
+    series_of,
+)
+from .state import LETTERS, course_by_key, course_of, playing, record_of, replay, state_of
 from .turn_forms import turn_context
 
 User = get_user_model()
@@ -202,15 +214,15 @@ class Position:
     buoys: list[int]
 
 
-def position_at(game: Game, rows: list[Move], at: int) -> Position:
-    """The boats after the first ``at`` actions (history rows)."""
+def position_at(colors: list[str], rows: list[Move], at: int) -> Position:
+    """The boats of a two-player game after the first ``at`` actions (history rows)."""
     views: list[dict[str, Any]] = [
         {"color": c, "cell": None, "heading": 0, "path": (), "start": None, "next_buoy": 1, "finished": False,
          "sunk": False}
-        for c in COLORS
+        for c in colors
     ]
-    damage = [0, 0]
-    dice: list[list[int]] = [[], []]
+    damage = [0] * len(colors)
+    dice: list[list[int]] = [[] for _ in colors]
     for row in rows[:at]:
         v = views[row.seat]
         if row.kind == Move.Kind.PLACE:
@@ -235,6 +247,10 @@ def position_at(game: Game, rows: list[Move], at: int) -> Position:
 
 def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: ServiceError | None = None,
                   drawing: Stored | Unread | None = UNREAD) -> dict[str, Any]:
+    """The page of a game, of any ruleset: a two-player game's here, a series' in
+    :func:`_series_context`."""
+    if game.multi_race:
+        return _series_context(request, game, seats, error)
     user = request.user if request.user.is_authenticated else None
     rows = history(game)
     total = len(rows)
@@ -248,7 +264,8 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
     course = course_of(game)
     viewer = game.seat_of(user)
     your_turn = viewer is not None and not game.over and viewer == game.to_move and not replaying
-    position = position_at(game, rows, at)
+    colors = [s.color for s in seats]
+    position = position_at(colors, rows, at)
     options: list[OptionView] = []
     placeable: list[tuple[int, int]] = []
     if your_turn and state.phase is Phase.DIRECTION:
@@ -259,16 +276,16 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         ]
     if your_turn and state.phase is Phase.PLACE:
         placeable = state.free_start_cells()
-    focus = COLORS[viewer] if viewer is not None else None
+    focus = game.color_of(viewer) if viewer is not None else None
     svg = board_svg(course, position.boats, options, placeable, focus, key=game.course_id, stored=drawing)
-    ratings = ratings_of([game.yellow_id, game.red_id])
+    ratings = ratings_of(game.player_ids)
     players = []
     for s in seats:
         now = not replaying
         players.append({
             "color": s.color,
-            "user": game.player(s.index),
-            "rating": rating_display(ratings.get(game.player_id(s.index))),
+            "user": s.user,
+            "rating": rating_display(ratings.get(s.user_id)),
             "dice": list(s.dice) if now else position.dice[s.index],
             "damage": s.damage if now else position.damage[s.index],
             "buoys": s.buoys if now else position.buoys[s.index],
@@ -279,7 +296,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
             "next_buoy": s.next_buoy if now else position.boats[s.index].next_buoy,
         })
     line_index = {c: i + 1 for i, c in enumerate(course.line)}
-    long = dict(zip((row.ply for row in rows), long_forms(rows, COLORS, line_index), strict=True))
+    long = dict(zip((row.ply for row in rows), long_forms(rows, colors, line_index), strict=True))
     context: dict[str, Any] = {
         "players": players,
         "game": game,
@@ -289,7 +306,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         "total": total,
         "replaying": replaying,
         "moves": move_items(shown_rows(rows), long, at, replaying),
-        "winner": game.player(COLORS.index(game.winner_color)) if game.winner_color else None,
+        "winner": next((s.user for s in seats if s.user_id == game.winner_id), None),
         "your_turn": your_turn,
         "viewer_color": focus,
         "phase": state.phase.value,
@@ -323,9 +340,10 @@ def move_items(rows: Iterable[Move], long: dict[int, str], at: int, replaying: b
 
 
 def _loaded(game_id: int) -> tuple[Game, list[Any], Stored | None]:
-    """The game to show, its seats and its board's stored drawing, in one query."""
+    """The game to show, its seats and its board's stored drawing, in one query (a cancelled
+    series is gone)."""
     found = game_to_show(game_id, translation.get_language() or "en", drawing_version())
-    if found is None:
+    if found is None or found[0].status == Game.Status.CANCELLED:
         raise Http404("no such game")
     return found
 
@@ -333,13 +351,13 @@ def _loaded(game_id: int) -> tuple[Game, list[Any], Stored | None]:
 @require_GET
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game, seats, drawing = _loaded(game_id)
-    return render(request, "games/game.html", _game_context(request, game, seats, drawing=drawing))
+    return render(request, page_template(game), _game_context(request, game, seats, drawing=drawing))
 
 
 @dataclass(frozen=True)
 class Part:
     ply: int
-    players: tuple[int, int]
+    players: tuple[int, ...]
     html: str
 
     @cached_property
@@ -388,7 +406,7 @@ def spectator_part(game_id: int, at: str) -> Part | None:
     if at:
         viewer.GET["at"] = at
     context = _game_context(viewer, game, seats, drawing=drawing)  # type: ignore[arg-type]
-    part = Part(game.ply, (game.yellow_id, game.red_id), render_to_string("games/_game.html", context))
+    part = Part(game.ply, tuple(game.player_ids), render_to_string(part_template(game), context))
     SPECTATOR_PARTS.put(part_key(game.pk, game.ply, at), part)
     return part
 
@@ -415,13 +433,25 @@ def game_live(request: HttpRequest, game_id: int) -> HttpResponse:
         if kept is not None and user_id not in kept.players:
             return part_response(kept.html)
     game, seats, drawing = _loaded(game_id)
-    if game.seat_of(request.user if user_id is not None else None) is None:
+    open_series = game.status == Game.Status.OPEN  # its forms are the reader's own (join, start, ...)
+    if game.seat_of(request.user if user_id is not None else None) is None and not open_series:
         part = spectator_part(game_id, at)
         if part is None:
             raise Http404("no such game")
         return part_response(part.html)
     context = _game_context(request, game, seats, drawing=drawing)
-    return part_response(render_to_string("games/_game.html", context, request=request))
+    return part_response(render_to_string(part_template(game), context, request=request))
+
+
+def part_template(game: Game) -> str:
+    """The changing part of a game's page: a two-player game's, a series' (open or in play)."""
+    if not game.multi_race:
+        return "games/_game.html"
+    return "games/_series_open.html" if game.status == Game.Status.OPEN else "games/_series.html"
+
+
+def page_template(game: Game) -> str:
+    return "games/series.html" if game.multi_race else "games/game.html"
 
 
 def part_response(html: str) -> HttpResponse:
@@ -463,7 +493,9 @@ def game_board(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @require_GET
 def game_record(request: HttpRequest, game_id: int) -> JsonResponse:
-    game = get_object_or_404(Game.objects.select_related("yellow", "red"), pk=game_id)
+    game = get_object_or_404(Game, pk=game_id)
+    if game.status in (Game.Status.OPEN, Game.Status.CANCELLED):
+        raise Http404("the game has not started")
     response = JsonResponse(record_of(game), json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'inline; filename="powerboats-{game.pk}.json"'
     return response
@@ -472,7 +504,7 @@ def game_record(request: HttpRequest, game_id: int) -> JsonResponse:
 def _turn(request: HttpRequest, game_id: int, form: Any, act: Any) -> HttpResponse:
     def page(error: ServiceError, status: int) -> HttpResponse:
         game, seats, drawing = _loaded(game_id)
-        return render(request, "games/game.html", _game_context(request, game, seats, error, drawing),
+        return render(request, page_template(game), _game_context(request, game, seats, error, drawing),
                       status=status)
 
     return posted_turn(form, act, page, reverse("game", args=[game_id]))
@@ -508,8 +540,14 @@ def direction(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 def resign(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game.objects.select_related("yellow", "red"), pk=game_id)
+    """Resign: a page that asks (a two-player game); a series' page posts its own box (R18)."""
+    game = get_object_or_404(Game, pk=game_id)
     form = ResignForm(request.POST if request.method == "POST" else None)
+    if game.multi_race and request.method == "POST":
+        response = _turn(request, game_id, form, lambda: services.game_resign(user=request.user, game_id=game_id))
+        if response.status_code == 302:
+            messages.info(request, _("You left the series; your points so far stand (R18)."))
+        return response
     if request.method == "POST" and form.is_valid():
         try:
             services.game_resign(user=request.user, game_id=game_id)
@@ -519,6 +557,198 @@ def resign(request: HttpRequest, game_id: int) -> HttpResponse:
         messages.info(request, _("You resigned."))
         return redirect("game", game_id=game_id)
     return render(request, "games/resign.html", {"game": game, "form": form}, status=400 if form.errors else 200)
+
+
+# --- a series of the boxed game: its page, the lobby, the old addresses ------------------------------
+
+
+def _with_ratings(rows: list[dict[str, Any]], seats: list[Any]) -> None:
+    """Each player's series rating as shown ('1500?' while provisional) beside their name, as a
+    two-player game shows its players' ratings; house bots have none (a series with a bot is not
+    rated)."""
+    people = {s.user.username: s.user_id for s in seats if not getattr(s.user, "is_bot", False)}
+    shown = shown_series_ratings(people.values())
+    for row in rows:
+        uid = people.get(row["username"])
+        row["rating"] = shown[uid] if uid is not None else None
+
+
+def _series_context(request: HttpRequest, game: Game, seats: list[Any], error: ServiceError | None = None
+                    ) -> dict[str, Any]:
+    """The page of a game of the boxed rules: open (its seats, joining, starting, bots), or in play
+    (the race's lake with every boat, the series table, the actions, the turn's forms)."""
+    user = request.user if request.user.is_authenticated else None
+    context: dict[str, Any] = {"game": game, "series": game, "error": error, "board": None,
+                               "live_over": game.status != Game.Status.ACTIVE}
+    if game.status == Game.Status.OPEN:
+        context["live_rev"] = services.seats_revision(game)  # its live stream (docs/live.md)
+        context["detail"] = series_summary(game, seats, user)
+        _with_ratings(context["detail"]["players"], seats)
+        context["is_creator"] = user is not None and game.created_by_id == user.pk
+        # each house bot plays once per series: the levels already seated are offered no more
+        seated = {s.user.bot_level for s in seats if s.user.is_bot}
+        names = {"easy": _("easy"), "normal": _("normal"), "strong": _("strong")}
+        free = [level for level in names if level not in seated]
+        context["bot_levels"] = [(level, names[level], level not in free) for level in names]
+        context["bot_default"] = "normal" if "normal" in free else (free[0] if free else None)
+        return context
+    played = match_of(game, seats)
+    assert isinstance(played, Series)
+    rows = history(game)
+    entries = action_entries(rows)
+    total = len(entries)
+    at = _at(request, total)
+    replaying = at < total
+    # the replay control (?at=N, as a game's): the series as it stood after N actions
+    if replaying:
+        upto = entries[at]["row"].ply if at < len(entries) else len(rows)
+        engine = replay(game, seats, [r for r in rows if r.ply < upto])
+        assert isinstance(engine, Series)
+    else:
+        engine = played
+    detail = series_detail(game, seats, engine, rows, user, replayed=replaying)
+    # each action in words beside its notation (games/movetext.py)
+    lines = [{c: i + 1 for i, c in enumerate(course_by_key(k).line)} for k in game.course_keys]
+    colors = [s.color for s in playing(seats)]
+    long = dict(zip((row.ply for row in rows), long_forms(rows, colors, lines), strict=True))
+    for entry, shown in zip(entries, detail["history"], strict=True):
+        turn = entry["turn"]
+        shown["long"] = long[turn.ply if turn is not None else entry["ply"]]
+    _with_ratings(detail["table"], seats)
+    for row in detail["table"]:  # "A 0 · B 1": the damage counters carried into each race, by its letter (R20)
+        row["carried_by_race"] = [("ABC"[i], n) for i, n in enumerate(row["carried_damage"]) if n is not None]
+    race = engine.race
+    focus = detail["your_color"]
+    boats = [BoatView(b.color, b.cell if b.racing else None, b.heading, next_buoy=b.next_buoy, finished=b.finished,
+                      sunk=b.sunk) for b in race.boats]
+    options: list[OptionView] = []
+    placeable: list[tuple[int, int]] = []
+    your_turn = detail["your_turn"]
+    if your_turn and race.phase is Phase.DIRECTION:
+        options = [OptionView(o.direction, o.path, o.final, o.reach, o.total, o.allowed, o.crash, o.damage, o.rounded,
+                              o.finishes, o.sinks) for o in race.options()]
+    if your_turn and race.phase is Phase.PLACE:
+        placeable = race.free_start_cells()
+    key = game.course_keys[len(engine.races) - 1]
+    course = course_by_key(key)
+    context.update(
+        detail=detail,
+        board=board_svg(course, boats, options, placeable, focus, key=key),
+        board_size=board_style(course, key),
+        phase=race.phase.value,
+        your_turn=your_turn,
+        letter=LETTERS[len(engine.races) - 1],
+        races_played=[LETTERS[i] for i in range(len(engine.races))],
+        to_move_name=next((b["username"] for b in detail["boats"] if b["color"] == detail["to_move"]), None),
+        history=_history_window(detail["history"], at, replaying),
+        at=at,
+        total=total,
+        replaying=replaying,
+        viewer_color=focus,
+        you_play=focus is not None and not any(t["left"] for t in detail["table"] if t["color"] == focus),
+    )
+    if your_turn:  # as the board numbers the start cells
+        context.update(turn_context(race, placeable, {c: i + 1 for i, c in enumerate(course.line)}))
+    return context
+
+
+HISTORY_SHOWN = 40
+
+
+def _at(request: HttpRequest, total: int) -> int:
+    """The replay's position: ``?at=N`` actions (0 to all; anything else: now)."""
+    text = request.GET.get("at", "")
+    return max(0, min(int(text), total)) if digits(text) else total
+
+
+def _history_window(history: list[dict[str, Any]], at: int, replaying: bool) -> list[dict[str, Any]]:
+    """The actions listed, newest first, each with the replay's position after it (``after``):
+    the last ``HISTORY_SHOWN``, or when replaying those around the position shown (marked)."""
+    for i, entry in enumerate(history):
+        entry["after"] = i + 1
+        entry["current"] = replaying and i + 1 == at
+    end = len(history) if not replaying else min(len(history), max(at + HISTORY_SHOWN // 2, HISTORY_SHOWN))
+    return list(reversed(history[max(0, end - HISTORY_SHOWN):end]))
+
+
+def _series_lobby(request: HttpRequest, form: SeriesForm, status: int = 200) -> HttpResponse:
+    user = request.user if request.user.is_authenticated else None
+    context = {
+        "form": form,
+        "open": [series_summary(g, seats, user) for g, seats in open_series()],
+        "mine": [series_summary(g, seats, user) for g, seats in series_of(user)] if user else [],
+        "leaders": [{"user": r.user, "rating": series_display(r), "deviation": r.deviation, "series": r.series,
+                     "wins": r.wins} for r in series_leaderboard(20)],
+    }
+    return render(request, "games/series_lobby.html", context, status=status)
+
+
+def series_lobby(request: HttpRequest) -> HttpResponse:
+    """Series of the boxed game: open ones to join, yours, a form to open one, the multi-player
+    leaderboard."""
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect(f"{reverse('login')}?next={reverse('series_lobby')}")
+        form = SeriesForm(request.POST)
+        if not form.is_valid():
+            return _series_lobby(request, form, 400)
+        try:
+            game = services.game_open(user=request.user, **form.cleaned_data)
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+            return _series_lobby(request, form, exc.status)
+        messages.info(request, _("Your series is open: it starts when its seats are filled."))
+        return redirect("game", game_id=game.pk)
+    return _series_lobby(request, SeriesForm())
+
+
+LOBBY_ACTIONS = {
+    "join": services.game_join,
+    "leave": services.game_leave,
+    "start": services.game_start,
+    "cancel": services.game_cancel,
+}
+
+
+@login_required
+@require_POST
+def lobby_action(request: HttpRequest, game_id: int, action: str) -> HttpResponse:
+    """An open game's seats: join, leave, start, cancel, or give a seat to a house bot."""
+    call = LOBBY_ACTIONS.get(action)
+    if call is None and action != "bot":
+        raise Http404("no such action")
+    try:
+        if action == "bot":
+            services.game_add_bot(user=request.user, game_id=game_id, level=str(request.POST.get("level", "")))
+        else:
+            assert call is not None
+            call(user=request.user, game_id=game_id)
+    except ServiceError as exc:
+        # refused (a bot strength already seated, a full series, ...): the page again, saying why
+        game, seats, drawing = _loaded(game_id)
+        return render(request, page_template(game), _game_context(request, game, seats, exc, drawing),
+                      status=exc.status)
+    if action == "cancel":
+        return redirect("series_lobby")
+    return redirect("game", game_id=game_id)
+
+
+def series_address(request: HttpRequest, number: int, rest: str = "") -> HttpResponse:
+    """The old addresses of a series (/series/<n>/…, from before series were games): the same
+    page of the game it is now; a form posted there is sent on with its method and body (308)."""
+    game_id = game_id_of_series(number)
+    if game_id is None:
+        raise Http404("no such series")
+    if rest.strip("/") in LOBBY_ACTIONS or rest.strip("/") == "bot":
+        rest = "lobby/" + rest  # the seats of an open series
+    target = reverse("game", args=[game_id]) + rest
+    query = request.META.get("QUERY_STRING", "")
+    if query:
+        target += "?" + query
+    permanent = HttpResponsePermanentRedirect(target)
+    if request.method not in ("GET", "HEAD"):
+        permanent.status_code = 308
+    return permanent
 
 
 # --- settings, vacation, unsubscribe ---------------------------------------------------------

@@ -48,7 +48,7 @@ def _social_context(request: HttpRequest, game: Game) -> dict[str, Any]:
 def game_social(request: HttpRequest, game_id: int) -> HttpResponse:
     """The chat, the rematch offer and the link to the next game of a game (``?part=1``: only
     the fragment the game page shows)."""
-    game = Game.objects.select_related("yellow", "red").filter(pk=game_id).first()
+    game = Game.objects.filter(pk=game_id).first()
     if game is None:
         raise Http404("no such game")
     context = _social_context(request, game)
@@ -61,7 +61,7 @@ def _back(game_id: int) -> HttpResponse:
 
 
 def _refused(request: HttpRequest, game_id: int, exc: ServiceError) -> HttpResponse:
-    game = Game.objects.select_related("yellow", "red").filter(pk=game_id).first()
+    game = Game.objects.filter(pk=game_id).first()
     if game is None:
         raise Http404("no such game")
     context = _social_context(request, game)

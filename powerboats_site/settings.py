@@ -253,11 +253,9 @@ CELERY_TASK_ACKS_LATE = True  # acknowledge when done, not when taken
 CELERY_TASK_REJECT_ON_WORKER_LOST = True  # a worker process killed mid-task puts it back at once
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_IMPORTS = ("games.tasks_series",)  # series of the boxed game: its clock sweep
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "sweep-clocks": {"task": "games.tasks.sweep_clocks", "schedule": 60.0},
-    "sweep-series-clocks": {"task": "games.tasks_series.sweep_series_clocks", "schedule": 60.0},
     "send-digests": {"task": "games.tasks.send_digests", "schedule": 900.0},
     "tournament-tick": {"task": "tournaments.tasks.tournament_tick", "schedule": 60.0},
     "formats-tick": {"task": "tournaments.tasks.formats_tick", "schedule": 60.0},  # round-robins, the Competition
@@ -305,9 +303,7 @@ SPECTACULAR_SETTINGS = {
         "CourseLetterEnum": "games.api_enums.RACE_LETTER",  # the name it had before series came
         "KindEnum": "games.models.Move.Kind",
         "SeriesActionKindEnum": "games.api_enums.SERIES_KIND",
-        "SeriesStatusEnum": "games.models_series.SeriesGame.Status",
-        "SeriesPhaseEnum": "games.models_series.SeriesGame.Phase",
-        "PhaseEnum": "games.models.Game.Phase",  # the two-player name, kept when series came
+        "PhaseEnum": "games.models.Game.Phase",
     },
 }
 

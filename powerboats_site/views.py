@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 
 from games.bots import house_bots
 from games.rules_examples import welcome_board
-from games.selectors import games_to_move, live_games
+from games.selectors import games_to_move, live_games, with_players
 from tournaments.selectors import upcoming_events
 
 
@@ -29,7 +29,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "events": upcoming_events(4),
     }
     if request.user.is_authenticated:
-        context["to_move"] = list(games_to_move(request.user)[:10])
+        context["to_move"] = list(with_players(games_to_move(request.user))[:10])
         # the normal bot first, with the big button; then the easy and the strong one
         context["bots"] = sorted(house_bots(), key=lambda bot: (bot.bot_level != "normal", bot.bot_level))
     return render(request, "home.html", context)

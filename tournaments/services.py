@@ -229,13 +229,13 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
 
 def _result_code(game: Game, side: Registration | GroupPlayer) -> str:
     """The game's result code (TRF: 1, 0, =, + or -) from the side of ``side``'s player."""
-    seat = 0 if game.yellow_id == side.user_id else 1
+    seat = 0 if game.player_id(0) == side.user_id else 1
     if not game.winner_color:
         return "="
     won = game.winner_color == COLORS[seat]
     if game.termination == "timeout":
-        loser = 1 - COLORS.index(game.winner_color)
-        if game.seats.get(index=loser).moves == 0:  # the loser never moved: a forfeit
+        loser = game.seat_at(1 - COLORS.index(game.winner_color))
+        if loser is not None and loser.moves == 0:  # the loser never moved: a forfeit
             return "+" if won else "-"
     return "1" if won else "0"
 

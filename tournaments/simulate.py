@@ -24,13 +24,13 @@ def end_game(game: Any, outcome: str, now: datetime) -> None:
     if outcome == "draw":
         game_services.game_adjudicate(game_id=game.pk, now=now)
     elif outcome in ("white", "black"):
-        loser = game.yellow if outcome == "white" else game.red
+        loser = game.player(0) if outcome == "white" else game.player(1)
         game_services.game_resign(user=loser, game_id=game.pk)
     elif outcome == "forfeit-black":  # Yellow (to place first) never moves
         game_services.game_time_out(game_id=game.pk, now=game.deadline + timedelta(seconds=1))
     elif outcome == "forfeit-white":  # Yellow places, then Red never moves
         line = game.course.data["course"]["start_finish_cells"]
-        game_services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        game_services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
         game.refresh_from_db()
         game_services.game_time_out(game_id=game.pk, now=game.deadline + timedelta(seconds=1))
     else:

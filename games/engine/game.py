@@ -133,6 +133,10 @@ class SeriesGame:
     def time_out(self, seat: int) -> None:
         self._leave(seat, Termination.TIMEOUT)
 
+    def adjudicate(self) -> None:
+        """Refused: a series is not adjudicated (games.engine.Series.adjudicate)."""
+        self.series = self.series.adjudicate()
+
     def _leave(self, seat: int, termination: Termination) -> None:
         before = self.series
         race = before.race

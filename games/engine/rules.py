@@ -453,6 +453,17 @@ class GameState:
         return self.phase is Phase.OVER
 
     @property
+    def race(self) -> GameState:
+        """The race being played: this state itself (a series' is its last race; the two read
+        alike, games.engine.match)."""
+        return self
+
+    @property
+    def races(self) -> tuple[GameState, ...]:
+        """Every race of the game: this one."""
+        return (self,)
+
+    @property
     def boat(self) -> Boat:
         """The boat to move (or to place)."""
         return self.boats[self.to_move]

@@ -244,6 +244,10 @@ class Series:
             raise IllegalMove("R18", "only the player to move can lose on time", "seat")
         return self._leave(seat, Termination.TIMEOUT)
 
+    def adjudicate(self) -> Series:
+        """A series is never adjudicated: tournaments pair two-player games (docs/tournaments.md)."""
+        raise IllegalMove("adjudication", "a series of the boxed game is not adjudicated", "game")
+
     # --- internals -----------------------------------------------------------------------
 
     def _leave(self, seat: int, termination: Termination) -> Series:

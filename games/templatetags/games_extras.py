@@ -84,11 +84,11 @@ def about(user: object) -> str:
 def series_status(value: str) -> str:
     """A series' status ("open", "active", ...) in the active language (a finished series is
     "over": the model's label "finished" is also a boat's state, "im Ziel")."""
-    from games.models_series import SeriesGame
+    from games.models import Game
 
-    if str(value) == SeriesGame.Status.FINISHED:
+    if str(value) == Game.Status.FINISHED:
         return pgettext("series", "over")
-    return str(dict(SeriesGame.Status.choices).get(str(value), value))
+    return str(dict(Game.Status.choices).get(str(value), value))
 
 
 _TURNS = {"left": 0, "straight": 1, "right": 2}

@@ -1,5 +1,5 @@
 """``{% live_stream "game" game.pk game.ply game.over %}``, ``{% live_stream "me" %}``, ``{% live_stream "lobby" %}``,
-``{% live_stream "series" series.pk ply over rev %}``, ``{% live_stream "series_lobby" %}``:
+``{% live_stream "series_lobby" %}``:
 the element and script that keep a page live (static/js/live.js, docs/live.md). No query: the
 stream starts after the last event before the page's render time (``since``) less
 ``SINCE_SLACK``: the view read what it shows before rendering (under load, seconds before), and an
@@ -22,28 +22,27 @@ SINCE_SLACK = 10.0  # seconds
 
 @register.simple_tag
 def live_stream(kind: str, game_id: int | None = None, ply: int | None = None, over: bool = False,
-                rev: int | None = None, player: object = None) -> str:
-    """``rev``: a series not started shows ply -1 and the revision of its seats
-    (games.services_series.seats_revision). ``player``: the viewer plays this game (a finished
-    game's page then follows the rematch offers)."""
+                player: object = None, gone: bool = False) -> str:
+    """The page of a game of any ruleset (``game``; an open series shows ply -1, and every change of
+    its seats is newer). ``player``: the viewer plays this game (a finished game's page then
+    follows the rematch offers). ``gone``: an open series, whose page goes to the series lobby
+    when its creator cancels it."""
     kinds = ""
     if kind == "game" and over and player:
         # a finished game changes no more, but its players may offer each other a rematch: their
         # own stream brings the offer and the answer to the page (the chat slot, social.js)
         url, mode, kinds = reverse("live_me"), "rematch", "challenge"
-    elif kind in ("game", "series") and over:
+    elif kind == "game" and over:
         return ""  # a finished game does not change any more
     elif kind == "game":
         url, mode = reverse("live_game", args=[game_id]), "game"
-    elif kind == "series":
-        url, mode = reverse("live_series", args=[game_id]), "series"
-    elif kind == "series_lobby":
-        url, mode, kinds = reverse("live_series_lobby"), "list", "series"
-    else:  # My games, the lobby: two-player games and challenges (a player's series events reach them too)
+    elif kind == "series_lobby":  # the seats of open series, every series' start and end, the user's own games
+        url, mode, kinds = reverse("live_series_lobby"), "list", "seats move start finish"
+    else:  # My games, the lobby: games and challenges
         url, mode, kinds = reverse("live_me" if kind == "me" else "live_lobby"), "list", "move start finish challenge"
-    # the game and series pages apply an event in place (idiomorph, static/js/vendor/README.md)
+    # a game's page applies an event in place (idiomorph, static/js/vendor/README.md)
     morph = format_html('<script src="{}" defer></script>', static("js/vendor/idiomorph-0.8.0.min.js")) \
-        if mode in ("game", "series") else ""
+        if mode == "game" else ""
     return format_html(
         '<div id="live" hidden data-live-url="{}" data-live-mode="{}" data-live-since="{}" data-live-ply="{}"'
         ' data-live-kinds="{}" data-live-busy="{}"{}></div>'
@@ -51,6 +50,6 @@ def live_stream(kind: str, game_id: int | None = None, ply: int | None = None, o
         '{}<script src="{}" defer></script>',
         url, mode, int((time.time() - SINCE_SLACK) * 1000), "" if ply is None else ply, kinds,
         settings.LIVE_BUSY_RETRY_SECONDS,
-        format_html(' data-live-rev="{}" data-live-gone="{}"', rev, reverse("series_lobby")) if rev is not None else "",
+        format_html(' data-live-gone="{}"', reverse("series_lobby")) if gone else "",
         morph, static("js/live.js"),
     )

@@ -1,8 +1,8 @@
 // Live pages (docs/live.md). The server pushes an event (Server-Sent Events) when a move, a game's
-// start or end, a challenge or a series concerns this page.
-// * The game and series pages apply it in place: they fetch what changed (the game page its part
-//   alone, data-live-src: a spectator's is rendered once per move for all spectators; the series
-//   page itself) and morph it into the page (idiomorph, static/js/vendor/): the boat moves, the move
+// start or end, an open series' seats or a challenge concern this page.
+// * A game's page (a two-player game's, a series') applies it in place: it fetches its changing part
+//   alone (data-live-src: a spectator's is rendered once per move for all spectators) and morphs it
+//   into the page (idiomorph, static/js/vendor/): the boat moves, the move
 //   list grows, the turn panel, the clock, the scores and the result change, and the reader keeps
 //   their scroll position, the position they replay (?at=), what they type or have chosen in a form
 //   of this turn, the zoom, what they opened and the chat. A screen reader hears the new move and
@@ -18,7 +18,7 @@
   "use strict";
   const el = document.getElementById("live");
   if (!el || !window.EventSource) return;
-  const mode = el.dataset.liveMode; // game | series | list | rematch
+  const mode = el.dataset.liveMode; // game | list | rematch
   const kinds = (el.dataset.liveKinds || "").split(" ").filter(Boolean);
   const busyPause = 1000 * Number(el.dataset.liveBusy || 30);
   const announce = document.getElementById("live-announce");
@@ -26,7 +26,7 @@
   let pause = 0;
   let retryTimer = null;
 
-  // --- the game and series pages: in place ----------------------------------------------------------
+  // --- a game's page: in place -----------------------------------------------------------------------
   const root = () => document.querySelector("[data-live-root]");
   const shownPly = () => { const r = root(); return r ? Number(r.dataset.ply) : -1; };
   const kept = (node) => node.nodeType === 1 && node.hasAttribute("data-live-keep");
@@ -58,7 +58,7 @@
 
   function partUrl(ply) {
     const r = root();
-    if (!r || !r.dataset.liveSrc) return location.href; // the series page fetches itself
+    if (!r || !r.dataset.liveSrc) return location.href;
     const query = new URLSearchParams(location.search);
     query.set("ply", String(ply));
     return `${r.dataset.liveSrc}?${query}`;
@@ -71,7 +71,8 @@
     // the game's list grows down; a series' is newest first; each item's words (.long) if it has them
     const longs = r.querySelectorAll("#moves li .long");
     const first = r.querySelector("#moves li:first-child");
-    const last = mode === "series" ? (first && (first.querySelector(".long") || first)) : longs[longs.length - 1];
+    const newestFirst = !!r.querySelector("#moves[reversed]");
+    const last = newestFirst ? (first && (first.querySelector(".long") || first)) : longs[longs.length - 1];
     const turn = r.querySelector(".turn h2, .status, #result h2");
     announce.textContent = [last, turn].filter(Boolean).map((n) => n.textContent.trim()).join(". ");
   }
@@ -162,18 +163,15 @@
     if (e.type === "reset") { catchUp(); return; } // resumed too far back: read the state afresh
     let data = {};
     try { data = JSON.parse(e.data); } catch (err) { return; }
-    if (mode === "series") {
-      // an open series shows ply -1 and its seats' revision; a series in play the ply it shows
-      if (data.action === "cancel" && el.dataset.liveGone) { location.assign(el.dataset.liveGone); return; }
-      const played = ["start", "move", "finish"].includes(data.action);
-      const r = root();
-      const rev = Number((r && r.dataset.liveRev) || el.dataset.liveRev || 0);
-      if ((played && typeof data.ply === "number" && data.ply > shownPly()) ||
-          (!played && typeof data.rev === "number" && rev > 0 && data.rev > rev)) refresh(data.ply);
-      return;
-    }
     if (mode === "game") {
       if (data.type === "chat") { document.dispatchEvent(new CustomEvent("powerboats:social")); return; }
+      // an open series (it shows ply -1): its seats changed, or its creator cancelled it
+      if (data.action === "cancel" && el.dataset.liveGone) { location.assign(el.dataset.liveGone); return; }
+      if (data.type === "seats") {
+        const r = root();
+        if (typeof data.rev === "number" && r && data.rev > Number(r.dataset.liveRev || 0)) refresh(shownPly() + 1);
+        return;
+      }
       if (data.type === "finish" || (typeof data.ply === "number" && data.ply > shownPly())) refresh(data.ply);
       return;
     }
@@ -207,7 +205,7 @@
     stop();
     const stream = new EventSource(`${el.dataset.liveUrl}?${resume()}`);
     source = stream;
-    ["move", "start", "finish", "challenge", "chat", "series", "reset"].forEach((kind) => stream.addEventListener(kind, onEvent));
+    ["move", "start", "finish", "seats", "challenge", "chat", "reset"].forEach((kind) => stream.addEventListener(kind, onEvent));
     stream.addEventListener("open", () => { pause = 0; });
     stream.addEventListener("error", () => {
       // while CONNECTING the browser tries again by itself; CLOSED: refused (429) or failed for good

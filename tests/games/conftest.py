@@ -22,10 +22,10 @@ def _fresh_board_drawings():
 
 @pytest.fixture(autouse=True)
 def _fresh_replays():
-    """Series ids and seeds repeat from test to test (rolled back); the replays a process keeps
-    of its series (games.services_series) would not: every test starts and ends without them."""
-    from games import services_series
+    """Game ids and seeds repeat from test to test (rolled back); the series a process keeps
+    (games.rulesets) would not: every test starts and ends without them."""
+    from games.rulesets import BOXED
 
-    services_series._CACHE.clear()
+    BOXED.forget()
     yield
-    services_series._CACHE.clear()
+    BOXED.forget()

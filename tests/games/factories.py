@@ -53,8 +53,8 @@ def make_game(yellow: Any = None, red: Any = None, seed: int = 3, **extra: Any) 
 def placed_game(**kwargs: Any) -> Game:
     game = make_game(**kwargs)
     line = game.course.data["course"]["start_finish_cells"]
-    services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
-    services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
+    services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    services.game_place(user=game.player(1), game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
     game.refresh_from_db()
     return game
 

@@ -110,7 +110,7 @@ def test_reading_needs_no_login_but_acting_does():
 
 def test_a_whole_turn_through_the_api():
     game = placed_game()
-    red = client_for(game.red)
+    red = client_for(game.player(1))
     state = red.get(f"/api/games/{game.pk}/").json()
     assert state["your_turn"] and state["phase"] == "dice"
     assert state["dice_options"]["first_move"] is True
@@ -177,7 +177,7 @@ def test_illegal_direction_says_which_are_allowed_and_why_and_changes_nothing():
 )
 def test_bad_moves_get_a_400_naming_the_field_and_change_nothing(path, body, field):
     game = placed_game()
-    red = client_for(game.red)
+    red = client_for(game.player(1))
     before = snapshot(game)
     response = red.post(f"/api/games/{game.pk}/{path}/", body, format="json")
     assert response.status_code == 400, response.content
@@ -189,13 +189,13 @@ def test_bad_moves_get_a_400_naming_the_field_and_change_nothing(path, body, fie
 def test_someone_elses_game_is_403_and_a_stale_ply_409():
     game = placed_game()
     stranger = client_for(make_user("stranger"))
-    yellow = client_for(game.yellow)
+    yellow = client_for(game.player(0))
     before = snapshot(game)
     response = stranger.post(f"/api/games/{game.pk}/roll/", {"ply": 2, "change": "add"}, format="json")
     assert response.status_code == 403 and response.json()["code"] == "not_a_player"
     response = yellow.post(f"/api/games/{game.pk}/roll/", {"ply": 2, "change": "add"}, format="json")
     assert response.status_code == 403 and response.json()["code"] == "not_your_turn"
-    response = client_for(game.red).post(f"/api/games/{game.pk}/roll/", {"ply": 1, "change": "add"}, format="json")
+    response = client_for(game.player(1)).post(f"/api/games/{game.pk}/roll/", {"ply": 1, "change": "add"}, format="json")
     assert response.status_code == 409 and response.json()["code"] == "stale_ply"
     assert stranger.post("/api/games/99999/roll/", {"ply": 2, "change": "add"}, format="json").status_code == 404
     assert snapshot(game) == before
@@ -203,7 +203,7 @@ def test_someone_elses_game_is_403_and_a_stale_ply_409():
 
 def test_resign_needs_confirmation_and_a_finished_game_is_409():
     game = placed_game()
-    yellow = client_for(game.yellow)
+    yellow = client_for(game.player(0))
     before = snapshot(game)
     response = yellow.post(f"/api/games/{game.pk}/resign/", {}, format="json")
     assert response.status_code == 400 and response.json()["field"] == "confirm"
@@ -211,7 +211,7 @@ def test_resign_needs_confirmation_and_a_finished_game_is_409():
     response = yellow.post(f"/api/games/{game.pk}/resign/", {"confirm": True}, format="json")
     assert response.status_code == 200 and response.json()["result"]["winner"] == "red"
     after = snapshot(game)
-    response = client_for(game.red).post(f"/api/games/{game.pk}/roll/", {"ply": game.ply + 1, "change": "add"},
+    response = client_for(game.player(1)).post(f"/api/games/{game.pk}/roll/", {"ply": game.ply + 1, "change": "add"},
                                          format="json")
     assert response.status_code == 409 and response.json()["code"] == "game_over"
     assert snapshot(game) == after
@@ -221,7 +221,7 @@ def test_resign_needs_confirmation_and_a_finished_game_is_409():
 
 def test_idempotency_key_header_returns_the_first_answer():
     game = placed_game()
-    red = client_for(game.red)
+    red = client_for(game.player(1))
     first = red.post(f"/api/games/{game.pk}/roll/", {"ply": 2, "change": "add"}, format="json", HTTP_IDEMPOTENCY_KEY="abc")
     again = red.post(f"/api/games/{game.pk}/roll/", {"ply": 2, "change": "add"}, format="json", HTTP_IDEMPOTENCY_KEY="abc")
     assert first.status_code == again.status_code == 200 and first.json() == again.json()
@@ -234,12 +234,12 @@ def test_placing_through_the_api():
 
     game = make_game()
     line = game.course.data["course"]["start_finish_cells"]
-    yellow = client_for(game.yellow)
+    yellow = client_for(game.player(0))
     state = yellow.get(f"/api/games/{game.pk}/").json()
     assert state["placements"]["cells"] == line
     response = yellow.post(f"/api/games/{game.pk}/place/", {"ply": 0, "cell": line[1], "heading": 2}, format="json")
     assert response.status_code == 200 and response.json()["to_move"] == "red"
-    taken = client_for(game.red).post(f"/api/games/{game.pk}/place/", {"ply": 1, "cell": line[1], "heading": 2},
+    taken = client_for(game.player(1)).post(f"/api/games/{game.pk}/place/", {"ply": 1, "cell": line[1], "heading": 2},
                                       format="json")
     assert taken.status_code == 400 and taken.json()["rule"] == "R5"
 

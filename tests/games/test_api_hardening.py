@@ -26,7 +26,7 @@ def test_a_body_that_is_not_an_object_is_a_400_naming_the_body(body):
     """Measured: a JSON array or string on resign, vacation and tournament remove gave a 500
     ('list' object has no attribute 'get')."""
     game = placed_game()
-    client = client_for(game.red)
+    client = client_for(game.player(1))
     before = snapshot(game)
     for path in (f"/api/games/{game.pk}/resign/", "/api/me/vacation/", "/api/tournaments/1/remove/"):
         response = client.post(path, body, format="json")
@@ -113,7 +113,7 @@ def test_playing_a_bot_always_answers_the_game(eager, django_capture_on_commit_c
         response = client.post("/api/bots/play/", {"level": "easy", "color": "yellow"}, format="json")
     assert response.status_code == 201, response.content
     game = Game.objects.get(pk=response.json()["id"])
-    assert game.red.username == "bot-easy"
+    assert game.player(1).username == "bot-easy"
     assert Challenge.objects.get(game=game).status == Challenge.Status.ACCEPTED
 
 
@@ -146,7 +146,13 @@ def test_a_blank_string_matches_exactly_one_alternative_of_the_schema():
 def test_the_schema_documents_errors_and_the_real_shapes():
     schema = APIClient().get("/api/schema/?format=json").json()
     game_list = schema["paths"]["/api/games/"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
-    assert game_list["$ref"].endswith("PaginatedGameSummaryList")
+    assert game_list["$ref"].endswith("PaginatedGameListItemList")
+    # a game of any ruleset: a two-player game's shape or a series' (one of them)
+    item = schema["components"]["schemas"]["GameListItem"]
+    assert [ref["$ref"].rsplit("/", 1)[1] for ref in item["oneOf"]] == ["GameSummary", "SeriesSummaryOut"]
+    state = schema["paths"]["/api/games/{game_id}/"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert [ref["$ref"].rsplit("/", 1)[1] for ref in schema["components"]["schemas"]["GameState"]["oneOf"]] == [
+        "GameDetailOut", "SeriesDetailOut"] and state["schema"]["$ref"].endswith("/GameState")
     roll = schema["paths"]["/api/games/{game_id}/roll/"]["post"]["responses"]
     assert {"200", "400", "401", "403", "404", "409", "413", "415"} <= set(roll)
     assert roll["409"]["content"]["application/json"]["schema"]["$ref"].endswith("/Error")

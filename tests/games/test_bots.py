@@ -37,7 +37,7 @@ def test_playing_a_bot_from_the_lobby_and_it_answers(eager, django_capture_on_co
                                                "grace_days": 7, "lake_side": "standard", "rated": "on"})
     game = Game.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
-    assert game.yellow == ann and game.red.username == "bot-strong"
+    assert game.player(0) == ann and game.player(1).username == "bot-strong"
     # Yellow places; the bot (Red) then places and makes its first move through the services
     with django_capture_on_commit_callbacks(execute=True):
         greedy_action(game)
@@ -73,7 +73,7 @@ def test_a_challenge_to_a_bot_by_name_is_accepted(eager, django_capture_on_commi
     with django_capture_on_commit_callbacks(execute=True):
         services.challenge_create(user=ann, opponent=User.objects.get(username="bot-easy"))
     game = Game.objects.get()
-    assert game.challenge.status == "accepted" and {game.yellow.username, game.red.username} == {"ann", "bot-easy"}
+    assert game.challenge.status == "accepted" and {game.player(0).username, game.player(1).username} == {"ann", "bot-easy"}
 
 
 def test_register_a_bot_account_and_play_with_a_token():

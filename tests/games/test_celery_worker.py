@@ -38,5 +38,5 @@ def test_a_worker_times_out_a_game_and_sends_the_emails(mailoutbox):
     assert game.over and game.termination == "timeout"
     assert EmailLog.objects.filter(event="game_over", sent_at__isnull=False).count() == 2
     over = sorted(m.to[0] for m in mailoutbox if "is over" in m.subject)
-    assert over == sorted([game.yellow.email, game.red.email])
+    assert over == sorted([game.player(0).email, game.player(1).email])
     assert Game.objects.filter(status="active").count() == 0

@@ -47,7 +47,7 @@ def test_a_slow_move_drains_the_grace_bank_and_the_other_clock_starts():
     game = new_game()
     line = game.course.data["course"]["start_finish_cells"]
     with time_machine.travel(T0 + 3 * DAY, tick=False):  # one day over the two per move
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     game.refresh_from_db()
     yellow, red = game.seats.order_by("index")
     assert yellow.grace_seconds == 2 * 86400 and red.grace_seconds == 3 * 86400
@@ -59,11 +59,11 @@ def test_rolling_does_not_pass_the_turn_or_reset_the_clock():
     game = new_game()
     line = game.course.data["course"]["start_finish_cells"]
     with time_machine.travel(T0 + timedelta(hours=1), tick=False):
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     with time_machine.travel(T0 + timedelta(hours=2), tick=False):
-        services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
+        services.game_place(user=game.player(1), game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
     with time_machine.travel(T0 + timedelta(hours=30), tick=False):
-        result = services.game_roll(user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
+        result = services.game_roll(user=game.player(1), game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
     game.refresh_from_db()
     if result["move"] is None:
         # Red still has to choose a direction. Red's turn began when Yellow placed (Red then
@@ -75,7 +75,7 @@ def test_rolling_does_not_pass_the_turn_or_reset_the_clock():
 def test_vacation_stops_the_clock_and_ending_it_starts_it_again():
     """The clock stops while the player to move is on vacation, and resumes when it ends."""
     game = new_game()
-    yellow = game.yellow
+    yellow = game.player(0)
     assert game.deadline == T0 + 5 * DAY
     with time_machine.travel(T0 + DAY, tick=False):
         vacation = vacations.vacation_start(user=yellow, days=4)
@@ -97,7 +97,7 @@ def test_vacation_stops_the_clock_and_ending_it_starts_it_again():
 def test_vacation_does_not_stop_games_that_disallow_it():
     game = new_game(vacation_allowed=False)
     with time_machine.travel(T0 + DAY, tick=False):
-        vacations.vacation_start(user=game.yellow, days=4)
+        vacations.vacation_start(user=game.player(0), days=4)
     game.refresh_from_db()
     assert game.deadline == T0 + 5 * DAY
 
@@ -127,7 +127,7 @@ def test_losing_on_time_records_the_reason_and_happens_once():
     assert services.game_time_out(game_id=game.pk, now=T0 + 5 * DAY) is True
     assert services.game_time_out(game_id=game.pk, now=T0 + 5 * DAY) is False
     game.refresh_from_db()
-    assert game.over and game.termination == "timeout" and game.winner == game.red
+    assert game.over and game.termination == "timeout" and game.winner == game.player(1)
     assert game.result_reason == "Yellow ran out of time"
     assert game.deadline is None and game.seats.get(index=0).grace_seconds == 0
 
@@ -137,7 +137,7 @@ def test_a_move_after_the_time_out_is_refused():
     services.game_time_out(game_id=game.pk, now=T0 + 6 * DAY)
     line = game.course.data["course"]["start_finish_cells"]
     with pytest.raises(GameIsOver):
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
 
 
 def test_the_reminder_is_claimed_once_per_turn():
@@ -186,7 +186,7 @@ def test_a_move_and_a_time_out_at_the_same_moment_never_both_happen():
         deadline = game.deadline
         with time_machine.travel(deadline - timedelta(seconds=1), tick=False):
             results = race([
-                lambda g=game, c=tuple(line[0]): services.game_place(user=g.yellow, game_id=g.pk, ply=0, cell=c, heading=0),
+                lambda g=game, c=tuple(line[0]): services.game_place(user=g.player(0), game_id=g.pk, ply=0, cell=c, heading=0),
                 lambda g=game, d=deadline: services.game_time_out(game_id=g.pk, now=d),
             ])
         game.refresh_from_db()
@@ -219,7 +219,7 @@ def in_direction_phase(**extra) -> Game:
                 greedy_action(game)
                 game.refresh_from_db()
             for _ in range(6):
-                result = services.game_roll(user=game.red if game.to_move == 1 else game.yellow, game_id=game.pk,
+                result = services.game_roll(user=game.player(1) if game.to_move == 1 else game.player(0), game_id=game.pk,
                                             ply=game.ply, choice=DiceChoice(Change.ADD))
                 game.refresh_from_db()
                 if result["move"] is None:
@@ -262,7 +262,7 @@ def test_an_action_after_the_deadline_loses_on_time_and_counts_for_nothing(actio
             calls[action]()
     assert err.value.status == 409 and err.value.code == "time_over"
     game.refresh_from_db()
-    loser = "yellow" if mover == game.yellow else "red"
+    loser = "yellow" if mover == game.player(0) else "red"
     assert game.over and game.termination == "timeout" and game.winner_color != loser
     assert game.result_reason == f"{loser.capitalize()} ran out of time" and game.finished_at == late
     new_rows = list(game.moves.order_by("ply").values_list("kind", "termination"))[rows:]
@@ -285,7 +285,7 @@ def test_an_action_just_before_the_deadline_counts():
     game = new_game()
     line = game.course.data["course"]["start_finish_cells"]
     with time_machine.travel(game.deadline - timedelta(seconds=1), tick=False):
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     game.refresh_from_db()
     assert not game.over and game.ply == 1
 
@@ -295,12 +295,12 @@ def test_a_vacation_counts_before_the_action_is_judged_late():
     vacation-extended one counts."""
     game = new_game()
     with time_machine.travel(T0 + DAY, tick=False):
-        vacations.vacation_start(user=game.yellow, days=3)
+        vacations.vacation_start(user=game.player(0), days=3)
     game.refresh_from_db()
     assert game.deadline == T0 + 8 * DAY
     line = game.course.data["course"]["start_finish_cells"]
     with time_machine.travel(T0 + 7 * DAY, tick=False):
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     game.refresh_from_db()
     assert not game.over and game.ply == 1
 
@@ -324,7 +324,7 @@ def test_a_late_move_racing_the_sweep_and_two_sweeps_racing_give_one_outcome(dja
         ply = game.ply
         with time_machine.travel(late, tick=False):
             results = race([
-                lambda g=game, p=ply: services.game_roll(user=g.red, game_id=g.pk, ply=p, choice=DiceChoice(Change.ADD)),
+                lambda g=game, p=ply: services.game_roll(user=g.player(1), game_id=g.pk, ply=p, choice=DiceChoice(Change.ADD)),
                 lambda g=game, t=late: services.game_time_out(game_id=g.pk, now=t),
                 lambda g=game, t=late: services.game_time_out(game_id=g.pk, now=t),
             ])

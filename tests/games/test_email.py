@@ -12,7 +12,7 @@ import pytest
 import time_machine
 from django.test import Client
 
-from games import services, services_series
+from games import services
 from games.models import EmailLog
 from games.tasks import send_digests, send_email, sweep_clocks
 
@@ -38,13 +38,13 @@ def test_your_turn_email_after_the_opponents_move(eager, mailoutbox, django_capt
         game = make_game()
     assert mailoutbox == [], "held back a little, in case the player is there already"
     release(django_capture_on_commit_callbacks)
-    assert subjects(mailoutbox, game.yellow) == [f"Your turn in game {game.pk}"]  # place your boat
+    assert subjects(mailoutbox, game.player(0)) == [f"Your turn in game {game.pk}"]  # place your boat
     line = game.course.data["course"]["start_finish_cells"]
     with django_capture_on_commit_callbacks(execute=True):
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     release(django_capture_on_commit_callbacks)
     email = mailoutbox[-1]
-    assert email.to == [game.red.email] and email.subject == f"Your turn in game {game.pk}"
+    assert email.to == [game.player(1).email] and email.subject == f"Your turn in game {game.pk}"
     html = email.alternatives[0][0]
     assert email.alternatives[0][1] == "text/html"
     link = f"http://127.0.0.1:8000/games/{game.pk}/"
@@ -52,7 +52,7 @@ def test_your_turn_email_after_the_opponents_move(eager, mailoutbox, django_capt
     assert "/email/unsubscribe/" in email.body and "/email/unsubscribe/" in html
     assert email.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     with django_capture_on_commit_callbacks(execute=True):
-        services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
+        services.game_place(user=game.player(1), game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
     release(django_capture_on_commit_callbacks)
     assert len(mailoutbox) == 2, "Red keeps the turn after placing: no new email"
 
@@ -65,10 +65,10 @@ def test_no_your_turn_email_when_the_player_moved_before_it_went_out(eager, mail
         game = make_game()
     line = game.course.data["course"]["start_finish_cells"]
     with django_capture_on_commit_callbacks(execute=True):
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
-        services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(1), game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
     release(django_capture_on_commit_callbacks)
-    assert subjects(mailoutbox, game.yellow) == [] and subjects(mailoutbox, game.red) == []
+    assert subjects(mailoutbox, game.player(0)) == [] and subjects(mailoutbox, game.player(1)) == []
     assert EmailLog.objects.filter(event="your_turn", sent_at__isnull=True).count() == 0
 
 
@@ -79,26 +79,26 @@ def test_the_unsubscribe_link_works_without_logging_in(eager, mailoutbox, django
     link = re.search(r"http://127.0.0.1:8000(/email/unsubscribe/\S+/)", mailoutbox[0].body).group(1)
     page = Client().get(link)  # a mail scanner opening the link changes nothing (RFC 8058)
     assert page.status_code == 200 and b"unsubscribe-form" in page.content
-    game.yellow.refresh_from_db()
-    assert game.yellow.email_mode == "each"
+    game.player(0).refresh_from_db()
+    assert game.player(0).email_mode == "each"
     page = Client().post(link)  # the page's button
     assert page.status_code == 200 and b"You are unsubscribed" in page.content
     undo = re.search(r'action="(/email/unsubscribe/[^"]+/)"', page.content.decode()).group(1)
-    game.yellow.refresh_from_db()
-    assert game.yellow.email_mode == "none"
+    game.player(0).refresh_from_db()
+    assert game.player(0).email_mode == "none"
     line = game.course.data["course"]["start_finish_cells"]
     with django_capture_on_commit_callbacks(execute=True):
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
-        services.game_resign(user=game.red, game_id=game.pk)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_resign(user=game.player(1), game_id=game.pk)
     release(django_capture_on_commit_callbacks)
-    assert subjects(mailoutbox, game.yellow) == [f"Your turn in game {game.pk}"], "nothing more for Yellow"
+    assert subjects(mailoutbox, game.player(0)) == [f"Your turn in game {game.pk}"], "nothing more for Yellow"
     assert Client().post(undo, {"resubscribe": "1"}).status_code == 200  # the page's undo: a link of its own
-    game.yellow.refresh_from_db()
-    assert game.yellow.email_mode == "each"
+    game.player(0).refresh_from_db()
+    assert game.player(0).email_mode == "each"
     # the email's link made its change: a mail client's one-click (RFC 8058) with it changes nothing now
     assert Client().post(link, {"List-Unsubscribe": "One-Click"}).status_code == 410
-    game.yellow.refresh_from_db()
-    assert game.yellow.email_mode == "each"
+    game.player(0).refresh_from_db()
+    assert game.player(0).email_mode == "each"
     assert Client().get("/email/unsubscribe/forged-token/").status_code == 400
 
 
@@ -106,10 +106,10 @@ def test_game_over_email_to_both_with_result_and_points(eager, mailoutbox, djang
     game = placed_game()
     mailoutbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        services.game_resign(user=game.red, game_id=game.pk)
+        services.game_resign(user=game.player(1), game_id=game.pk)
     over = [m for m in mailoutbox if "is over" in m.subject]
-    assert sorted(m.to[0] for m in over) == sorted([game.yellow.email, game.red.email])
-    yellow_mail = next(m for m in over if m.to == [game.yellow.email])
+    assert sorted(m.to[0] for m in over) == sorted([game.player(0).email, game.player(1).email])
+    yellow_mail = next(m for m in over if m.to == [game.player(0).email])
     assert "you won" in yellow_mail.subject and "Red resigned" in yellow_mail.body
     assert "Yellow: 0 points" in yellow_mail.body and "damage" in yellow_mail.body
 
@@ -148,14 +148,14 @@ def test_the_daily_digest_lists_the_series_to_move_too(eager, mailoutbox, django
     players = [make_user(n, email_mode="digest", digest_hour=8, time_zone="Europe/Berlin", language="de")
                for n in ("ann", "bob", "cid")]
     with time_machine.travel(T0 - 3 * DAY, tick=False), django_capture_on_commit_callbacks(execute=True):
-        mine = services_series.series_create(user=players[0], seats=3)
+        mine = services.game_open(user=players[0], seats=3)
         for user in players[1:]:
-            services_series.series_join(user=user, series_id=mine.pk, rng=random.Random(5))
+            services.game_join(user=user, game_id=mine.pk, rng=random.Random(5))
         mine.refresh_from_db()
         ann = mine.seats.get(index=mine.to_move).user  # the player to move, drawn by lot (R15)
         game = make_game(yellow=ann, red=make_user("dee"))
-        waiting = services_series.series_create(user=make_user("eve"), seats=3)  # open: no one's turn
-        services_series.series_join(user=ann, series_id=waiting.pk)
+        waiting = services.game_open(user=make_user("eve"), seats=3)  # open: no one's turn
+        services.game_join(user=ann, game_id=waiting.pk)
     with time_machine.travel(T0 - 3 * DAY + timedelta(seconds=125), tick=False), \
             django_capture_on_commit_callbacks(execute=True):
         sweep_clocks()  # held your-turn emails are released (a digest reader's were never recorded)
@@ -165,12 +165,14 @@ def test_the_daily_digest_lists_the_series_to_move_too(eager, mailoutbox, django
             assert send_digests() == 1
     digest = mailoutbox[-1]
     assert digest.subject == "Du bist am Zug in 2 Partien"
-    assert f"/games/{game.pk}/" in digest.body and f"/series/{mine.pk}/" in digest.body
-    assert f"Serie {mine.pk}, Rennen A" in digest.body and "durch Zeitüberschreitung aus der Serie am" in digest.body
-    assert f"/series/{waiting.pk}/" not in digest.body
+    assert f"/games/{game.pk}/" in digest.body and f"/games/{mine.pk}/" in digest.body
+    assert f"Serie {mine.series_number}, Rennen A" in digest.body
+    assert "durch Zeitüberschreitung aus der Serie am" in digest.body
+    assert f"/games/{waiting.pk}/" not in digest.body
     html = digest.alternatives[0][0]
-    assert f'/series/{mine.pk}/"' in html
-    assert ann.wants_email("series_over") and not ann.wants_email("series_turn")
+    assert f'/games/{mine.pk}/"' in html
+    # a series' end and turn are a game's emails (issue 25): the end at once, the turn in the digest
+    assert ann.wants_email("game_over") and not ann.wants_email("your_turn")
 
 
 def test_a_failing_mail_server_is_retried_and_never_blocks_a_move(mailoutbox, django_capture_on_commit_callbacks):
@@ -178,7 +180,7 @@ def test_a_failing_mail_server_is_retried_and_never_blocks_a_move(mailoutbox, dj
     assert smtplib.SMTPException in options and send_email.retry_backoff and send_email.max_retries >= 5
     game = placed_game()
     with mock.patch.object(send_email, "delay") as queued, django_capture_on_commit_callbacks(execute=True):
-        services.game_resign(user=game.red, game_id=game.pk)
+        services.game_resign(user=game.player(1), game_id=game.pk)
     game.refresh_from_db()
     assert game.over  # the move stands whatever the mail does
     entries = list(EmailLog.objects.filter(event="game_over"))
@@ -199,7 +201,7 @@ def test_a_broker_that_is_down_does_not_lose_the_email(eager, mailoutbox, django
     mailoutbox.clear()
     with mock.patch.object(send_email, "delay", side_effect=ConnectionError("broker down")):
         with django_capture_on_commit_callbacks(execute=True):
-            services.game_resign(user=game.red, game_id=game.pk)
+            services.game_resign(user=game.player(1), game_id=game.pk)
     assert mailoutbox == [] and EmailLog.objects.filter(event="game_over", sent_at__isnull=True).count() == 2
     with time_machine.travel(datetime.now(UTC) + timedelta(minutes=20), tick=False):
         assert sweep_clocks()["requeued"] == 2
@@ -213,7 +215,7 @@ def test_a_player_who_stops_moving_gets_a_reminder_then_loses_on_time_exactly_on
     exactly once each, with the sweep run concurrently from two threads at every step."""
     with time_machine.travel(T0, tick=False):
         game = placed_game(days_per_move=1, grace_days=1)  # Red to move; lost on time at T0 + 2 days
-    red, yellow = game.red, game.yellow
+    red, yellow = game.player(1), game.player(0)
     game.refresh_from_db()
     assert game.deadline == T0 + 2 * DAY and game.reminder_at == T0 + DAY
     mailoutbox.clear()

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games import services_series
+from games import services
 from games.models import Move
-from games.models_series import SeriesAction
 
 from .factories import client_for, make_user, placed_game
 from .series_play import play
@@ -42,25 +41,28 @@ class Turn:
 
 def a_game(**players: Any) -> Turn:
     game = placed_game(**players)
-    return Turn(game.red, client_for(game.red), f"/api/games/{game.pk}/roll/", f"/api/games/{game.pk}/resign/", game.ply,
+    return Turn(game.player(1), client_for(game.player(1)), f"/api/games/{game.pk}/roll/", f"/api/games/{game.pk}/resign/", game.ply,
                 lambda: Move.objects.filter(game=game).count())
 
 
-def a_series() -> Turn:
+def a_series(old_paths: bool = False) -> Turn:
+    """A series with its player to move to roll, acted on at /api/games/<pk>/ (or, with
+    ``old_paths``, at the series API kept by its number, /api/series/<number>/)."""
     users = [make_user(n) for n in ("ann", "bob", "cid")]
-    series = services_series.series_create(user=users[0], seats=3)
+    series = services.game_open(user=users[0], seats=3)
     for user in users[1:]:
-        services_series.series_join(user=user, series_id=series.pk, rng=random.Random(5))
+        services.game_join(user=user, game_id=series.pk, rng=random.Random(5))
     series.refresh_from_db()
     # every boat placed: the player to move rolls
     play(series.pk, seed=1, stop=lambda engine: engine.race.phase.value == "dice")
     series.refresh_from_db()
     mover = series.seats.get(index=series.to_move).user
-    return Turn(mover, client_for(mover), f"/api/series/{series.pk}/roll/", f"/api/series/{series.pk}/resign/", series.ply,
-                lambda: SeriesAction.objects.filter(series=series).count())
+    base = f"/api/series/{series.series_number}" if old_paths else f"/api/games/{series.pk}"
+    return Turn(mover, client_for(mover), f"{base}/roll/", f"{base}/resign/", series.ply,
+                lambda: Move.objects.filter(game=series).count())
 
 
-KINDS = {"game": a_game, "series": a_series}
+KINDS = {"game": a_game, "series": a_series, "series-old-paths": lambda: a_series(old_paths=True)}
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -32,19 +32,19 @@ def release(capture, after: timedelta = timedelta(seconds=125)) -> None:
 
 def place_yellow(game):
     line = game.course.data["course"]["start_finish_cells"]
-    services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
 
 
 def test_no_your_turn_email_for_a_move_the_player_saw_live(eager, mailoutbox, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         game = make_game()
-    live.mark_seen(game.yellow.pk, game.pk)  # Yellow has the game's page open (its stream is connected)
+    live.mark_seen(game.player(0).pk, game.pk)  # Yellow has the game's page open (its stream is connected)
     release(django_capture_on_commit_callbacks)
-    assert subjects(mailoutbox, game.yellow) == [], "Yellow saw it live: no email"
+    assert subjects(mailoutbox, game.player(0)) == [], "Yellow saw it live: no email"
     with django_capture_on_commit_callbacks(execute=True):
         place_yellow(game)
     release(django_capture_on_commit_callbacks)
-    assert subjects(mailoutbox, game.red) == [f"Your turn in game {game.pk}"], "Red was not there: emailed"
+    assert subjects(mailoutbox, game.player(1)) == [f"Your turn in game {game.pk}"], "Red was not there: emailed"
 
 
 def test_a_page_seen_long_before_the_move_does_not_count(eager, mailoutbox, django_capture_on_commit_callbacks):
@@ -59,9 +59,9 @@ def test_a_page_seen_long_before_the_move_does_not_count(eager, mailoutbox, djan
 def test_the_api_event_stream_counts_as_seen_for_every_game(eager, mailoutbox, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         game = make_game()
-    live.mark_seen(game.yellow.pk, None)  # a bot client listening on /api/stream/events/
+    live.mark_seen(game.player(0).pk, None)  # a bot client listening on /api/stream/events/
     release(django_capture_on_commit_callbacks)
-    assert subjects(mailoutbox, game.yellow) == []
+    assert subjects(mailoutbox, game.player(0)) == []
 
 
 def test_the_game_page_stream_records_seen_at_most_once_a_minute(eager):
@@ -100,13 +100,13 @@ def test_no_your_turn_email_against_a_house_bot_unless_asked(eager, mailoutbox, 
 def test_the_reminder_stays_when_the_player_was_seen_live(eager, mailoutbox, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         game = make_game(days_per_move=1, grace_days=1)  # reminded a day before the deadline (2 days)
-    live.mark_seen(game.yellow.pk, game.pk)
+    live.mark_seen(game.player(0).pk, game.pk)
     with time_machine.travel(timezone.now() + timedelta(hours=25), tick=False), \
             django_capture_on_commit_callbacks(execute=True):
-        live.mark_seen(game.yellow.pk, game.pk)  # still there, but has not moved
+        live.mark_seen(game.player(0).pk, game.pk)  # still there, but has not moved
         sweep_clocks()
-    assert any(s.startswith("Reminder") for s in subjects(mailoutbox, game.yellow))
-    assert not any(s.startswith("Your turn") for s in subjects(mailoutbox, game.yellow))
+    assert any(s.startswith("Reminder") for s in subjects(mailoutbox, game.player(0)))
+    assert not any(s.startswith("Your turn") for s in subjects(mailoutbox, game.player(0)))
 
 
 def test_the_setting_is_on_the_settings_page(client):
@@ -123,25 +123,22 @@ def test_the_setting_is_on_the_settings_page(client):
 
 
 def test_a_series_page_stream_records_its_player_seen_live_on_that_series():
-    """Issue 24: a series' your-turn email follows the two-player policy; its page's stream marks
-    the player "seen live" on the series (LiveSeen.series_id), told apart from a game of the
-    same id, and the event stream counts for every game and series."""
-    from games import services_series
-
+    """Issue 24: a series' your-turn email follows the two-player policy; its page's stream (its
+    game's, issue 25) marks the player "seen live" on the series' game (LiveSeen.game_id), not on
+    another game, and the event stream counts for every game and series."""
     user, other = make_user("sasha"), make_user("sami")
-    series = services_series.series_create(user=user, seats=3)
+    series = services.game_open(user=user, seats=3)
     client = Client()
     client.login(username="sasha", password=PASSWORD)
-    assert client.get(f"/events/series/{series.pk}/").status_code == 200
+    assert client.get(f"/events/game/{series.pk}/").status_code == 200
     row = LiveSeen.objects.get(user=user)
-    assert (row.game_id, row.series_id) == (None, series.pk)
+    assert row.game_id == series.pk
     since = timezone.now()
-    assert live.saw_series_live(user.pk, series.pk, since)
-    assert not live.saw_live(user.pk, series.pk, since), "a game with the series' id is another thing"
-    assert not live.saw_series_live(user.pk, series.pk + 1, since)
-    client.get(f"/events/series/{series.pk}/")
+    assert live.saw_live(user.pk, series.pk, since)
+    assert not live.saw_live(user.pk, series.pk + 1, since), "another game's page is another thing"
+    client.get(f"/events/game/{series.pk}/")
     assert LiveSeen.objects.filter(user=user).count() == 1, "one row per user and series, refreshed"
-    live.mark_seen(other.pk, None, None)  # the event stream: every game and every series
-    assert live.saw_series_live(other.pk, series.pk, since) and live.saw_live(other.pk, 12345, since)
-    live.mark_seen_many({(user.pk, 7, None): since, (user.pk, None, series.pk): since, (other.pk, None, None): since})
+    live.mark_seen(other.pk, None)  # the event stream: every game and every series
+    assert live.saw_live(other.pk, series.pk, since) and live.saw_live(other.pk, 12345, since)
+    live.mark_seen_many({(user.pk, 7): since, (user.pk, series.pk): since, (other.pk, None): since})
     assert LiveSeen.objects.filter(user=user).count() == 2 and LiveSeen.objects.filter(user=other).count() == 1

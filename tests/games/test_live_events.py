@@ -31,21 +31,21 @@ def test_a_game_start_and_a_move_are_written_with_them_in_their_transaction():
     assert [k for k, _ in kinds()] == ["start", "move"], "a new game: its start, then its first turn"
     line = game.course.data["course"]["start_finish_cells"]
     with CaptureQueriesContext(connection) as queries:
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     writes = [q["sql"] for q in queries.captured_queries if "games_liveevent" in q["sql"]]
     assert len(writes) == 1 and "INSERT" in writes[0], writes
     if connection.vendor == "postgresql":
         assert "games_move" in writes[0], "one statement with the move's other writes"
     event = LiveEvent.objects.latest("pk")
-    assert (event.kind, event.game_id, event.user_a, event.user_b) == ("move", game.pk, game.yellow_id, game.red_id)
-    assert event.data == {"ply": 1, "to_move": game.red_id, "turn_passed": True}
+    assert (event.kind, event.game_id, event.users) == ("move", game.pk, [game.player_id(0), game.player_id(1)])
+    assert event.data == {"ply": 1, "to_move": game.player_id(1), "turn_passed": True}
 
 
 def test_a_refused_move_publishes_nothing(django_capture_on_commit_callbacks):
     game = make_game()
     before = LiveEvent.objects.count()
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(ServiceError):
-        services.game_place(user=game.red, game_id=game.pk, ply=0, cell=(0, 0), heading=0)
+        services.game_place(user=game.player(1), game_id=game.pk, ply=0, cell=(0, 0), heading=0)
     assert LiveEvent.objects.count() == before
 
 
@@ -54,12 +54,12 @@ def test_a_games_end_is_written_with_its_last_move():
     game's ``finish`` event, with the winner, in the move's own writes."""
     game = make_game()
     with CaptureQueriesContext(connection) as queries:
-        services.game_resign(user=game.red, game_id=game.pk)
+        services.game_resign(user=game.player(1), game_id=game.pk)
     move, finish = LiveEvent.objects.order_by("-pk")[:2][::-1]
     assert (move.kind, move.data["to_move"]) == ("move", None)
-    assert (finish.kind, finish.game_id, finish.user_a, finish.user_b, finish.data) == (
-        "finish", game.pk, game.yellow_id, game.red_id, {"winner": game.yellow_id})
-    assert live.user_event_json(finish, game.yellow_id)["game"]["outcome"] == "won"
+    assert (finish.kind, finish.game_id, finish.users, finish.data) == (
+        "finish", game.pk, [game.player_id(0), game.player_id(1)], {"winner": game.player_id(0)})
+    assert live.user_event_json(finish, game.player_id(0))["game"]["outcome"] == "won"
     if connection.vendor == "postgresql":
         (writes,) = [q["sql"] for q in queries.captured_queries if "games_liveevent" in q["sql"]]
         assert writes.count('INSERT INTO "games_liveevent"') == 2 and "games_move" in writes
@@ -72,10 +72,10 @@ def test_a_move_that_fails_leaves_no_event():
 
     game = make_game()
     line = game.course.data["course"]["start_finish_cells"]
-    EmailLog.objects.create(user=game.red, event="your_turn", key=f"game:{game.pk}:ply:1", data={})
+    EmailLog.objects.create(user=game.player(1), event="your_turn", key=f"game:{game.pk}:ply:1", data={})
     before, moves = LiveEvent.objects.count(), Move.objects.filter(game=game).count()
     with CaptureQueriesContext(connection) as queries, pytest.raises(ServiceError):
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     sent = "\n".join(q["sql"] for q in queries.captured_queries)
     assert sent.index("INSERT INTO \"games_move\"") < sent.index("UPDATE \"games_game\"") < sent.index(
         "INSERT INTO \"games_emaillog\""), "the email fails after the move's other writes were sent"
@@ -225,20 +225,21 @@ def test_a_challenge_is_published_at_each_change(django_capture_on_commit_callba
     events = list(LiveEvent.objects.filter(kind="challenge").order_by("pk"))
     assert [(e.challenge_id, e.data["status"]) for e in events] == [
         (open_one.pk, "open"), (named.pk, "open"), (open_one.pk, "cancelled"), (named.pk, "accepted")]
-    assert (events[1].user_a, events[1].user_b) == (ann.pk, bob.pk)
+    assert (events[1].users, events[1].data["created_by"], events[1].data["opponent"]) == ([ann.pk, bob.pk], ann.pk,
+                                                                                         bob.pk)
     assert LiveEvent.objects.filter(kind="start").count() == 1
 
 
 def test_who_is_told_what():
-    move = LiveEvent(pk=5, kind="move", game_id=7, user_a=1, user_b=2, data={"ply": 3, "to_move": 2,
-                                                                             "turn_passed": True})
-    challenge = LiveEvent(pk=6, kind="challenge", challenge_id=9, user_a=3, user_b=None, data={"status": "open"})
+    move = LiveEvent(pk=5, kind="move", game_id=7, users=[1, 2], data={"ply": 3, "to_move": 2, "turn_passed": True})
+    challenge = LiveEvent(pk=6, kind="challenge", challenge_id=9, users=[3], data={"status": "open", "created_by": 3,
+                                                                                  "opponent": None})
     assert live.Channel(game_id=7).concerns(move) and not live.Channel(game_id=8).concerns(move)
     assert live.Channel(user_id=1).concerns(move) and not live.Channel(user_id=3).concerns(move)
     assert live.Channel(lobby=True).concerns(challenge) and not live.Channel(lobby=True).concerns(move)
     assert live.user_event_json(move, 2) == {"type": "yourTurn", "id": 5, "game": {"id": 7, "ply": 3}}
     assert live.user_event_json(move, 1) is None, "the mover is not told it is the other's turn"
-    finish = LiveEvent(pk=8, kind="finish", game_id=7, user_a=1, user_b=2, data={"winner": 1})
+    finish = LiveEvent(pk=8, kind="finish", game_id=7, users=[1, 2], data={"winner": 1})
     assert live.user_event_json(finish, 1)["game"]["outcome"] == "won"
     assert live.user_event_json(finish, 2)["game"]["outcome"] == "lost"
 
@@ -283,11 +284,11 @@ def test_a_page_of_a_game_in_progress_is_live_and_a_finished_one_is_not(django_c
     with django_capture_on_commit_callbacks(execute=True):
         game = make_game()
     client = Client()
-    client.login(username=game.yellow.username, password=PASSWORD)
+    client.login(username=game.player(0).username, password=PASSWORD)
     page = client.get(f"/games/{game.pk}/").content.decode()
     assert f'data-live-url="/events/game/{game.pk}/"' in page and 'data-live-ply="0"' in page
     assert "js/live.js" in page
-    services.game_resign(user=game.yellow, game_id=game.pk)
+    services.game_resign(user=game.player(0), game_id=game.pk)
     page = client.get(f"/games/{game.pk}/").content.decode()
     assert f'data-live-url="/events/game/{game.pk}/"' not in page, "the game changes no more: no game stream"
     assert 'data-live-url="/events/me/" data-live-mode="rematch"' in page, "its players follow rematch offers"
@@ -303,11 +304,11 @@ def test_a_chat_line_is_published_for_the_game_page_only(django_capture_on_commi
     game = make_game()
     LiveEvent.objects.all().delete()
     with django_capture_on_commit_callbacks(execute=True):
-        message = services_social.chat_post(user=game.yellow, game_id=game.pk, text="good luck")
+        message = services_social.chat_post(user=game.player(0), game_id=game.pk, text="good luck")
     event = LiveEvent.objects.get()
-    assert (event.kind, event.game_id, event.data) == ("chat", game.pk, {"message": message.pk, "by": game.yellow_id})
+    assert (event.kind, event.game_id, event.data) == ("chat", game.pk, {"message": message.pk, "by": game.player_id(0)})
     assert live.Channel(game_id=game.pk).concerns(event)
     # the players' other pages, the lobby and the API's user stream are not told
-    assert not live.Channel(user_id=game.yellow_id).concerns(event)
+    assert not live.Channel(user_id=game.player_id(0)).concerns(event)
     assert not live.Channel(lobby=True).concerns(event)
-    assert live.user_event_json(event, game.red_id) is None
+    assert live.user_event_json(event, game.player_id(1)) is None

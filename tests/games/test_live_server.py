@@ -322,29 +322,37 @@ def test_an_event_committed_through_one_server_reaches_streams_held_by_the_other
 
 
 def test_a_series_player_is_told_on_the_api_stream_when_it_is_their_turn(servers):
+    """A series is a game (issue 25): its players are told ``gameStart`` and ``yourTurn`` by the
+    game's id, as for every game, and, for clients of the series API, ``seriesStart`` and the
+    ``series`` (its number, as /api/series/<number>/ names it) in ``yourTurn``."""
     a, _ = servers
     tokens = {name: account(a, name) for name in ("sue_series", "tom_series", "una_series")}
-    status, series = api(a, "POST", "/api/series/", {"seats": 3}, tokens["sue_series"])
-    assert status == 201
+    status, series = api(a, "POST", "/api/games/", {"ruleset": "boxed", "seats": 3}, tokens["sue_series"])
+    assert status == 201 and series["ruleset"] == "boxed"
+    game_id, number = series["id"], series["series"]
+    assert api(a, "GET", f"/api/series/{number}/", None, tokens["sue_series"])[1]["id"] == number
     streams = {name: Stream(a, "/api/stream/events/", f"127.0.0.{70 + i}", {"Authorization": f"Token {token}"})
                for i, (name, token) in enumerate(tokens.items())}
     for name in ("tom_series", "una_series"):
-        assert api(a, "POST", f"/api/series/{series['id']}/join/", None, tokens[name])[0] in (200, 201)
-    state = api(a, "GET", f"/api/series/{series['id']}/", None, tokens["sue_series"])[1]
+        assert api(a, "POST", f"/api/games/{game_id}/join/", None, tokens[name])[0] in (200, 201)
+    state = api(a, "GET", f"/api/games/{game_id}/", None, tokens["sue_series"])[1]
+    assert (state["id"], state["series"]) == (game_id, number)
     first = next(b["username"] for b in state["boats"] if b["color"] == state["to_move"])
     for stream in streams.values():
         lines = [json.loads(x) for x in stream.until(lambda line: '"seriesStart"' in line) if x.startswith("{")]
-        assert lines[-1]["series"] == {"id": series["id"], "ply": 0}
+        assert lines[-1]["series"] == {"id": number, "ply": 0}
+        assert lines[-2]["type"] == "gameStart" and lines[-2]["game"] == {"id": game_id}
+        assert lines[-2]["id"] == lines[-1]["id"], "two lines of one event: the series' start"
     told = [json.loads(x) for x in streams[first].until(lambda line: '"yourTurn"' in line) if x.startswith("{")]
-    assert told[-1]["series"] == {"id": series["id"], "ply": 0}
+    assert told[-1]["game"] == {"id": game_id, "ply": 0} and told[-1]["series"] == {"id": number, "ply": 0}
     # the first player places: the next is told, and only they are
-    state = api(a, "GET", f"/api/series/{series['id']}/", None, tokens[first])[1]
+    state = api(a, "GET", f"/api/games/{game_id}/", None, tokens[first])[1]
     body = {"ply": 0, "cell": state["placements"]["cells"][0], "heading": state["placements"]["headings"][0]}
-    assert api(a, "POST", f"/api/series/{series['id']}/place/", body, tokens[first])[0] == 200
-    after = api(a, "GET", f"/api/series/{series['id']}/", None, tokens[first])[1]
+    assert api(a, "POST", f"/api/games/{game_id}/place/", body, tokens[first])[0] == 200
+    after = api(a, "GET", f"/api/games/{game_id}/", None, tokens[first])[1]
     second = next(b["username"] for b in after["boats"] if b["color"] == after["to_move"])
     told = [json.loads(x) for x in streams[second].until(lambda line: '"yourTurn"' in line) if x.startswith("{")]
-    assert told[-1]["series"] == {"id": series["id"], "ply": 1}
+    assert told[-1]["game"] == {"id": game_id, "ply": 1} and told[-1]["series"] == {"id": number, "ply": 1}
     for stream in streams.values():
         stream.close()
 

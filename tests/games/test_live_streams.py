@@ -203,7 +203,7 @@ def test_the_game_pages_changing_part_is_rendered_once_per_move_for_every_specta
     assert again.content == first.content == through_the_site.content
     # a player's part is their own (their turn's forms): rendered for them by the site, never kept
     player = Client()
-    player.force_login(game.yellow)
+    player.force_login(game.player(0))
     mine = player.get(f"/games/{game.pk}/live/?ply={game.ply}").content.decode()
     assert 'id="place-form"' in mine and 'id="place-form"' not in html
     assert 'id="place-form"' not in player.get(f"/events/game/{game.pk}/part/?ply={game.ply}").content.decode(), \

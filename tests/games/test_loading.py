@@ -1,5 +1,6 @@
-"""games.loading reads a game, its players and its seats in one query, by SQL it writes itself
-from the models: it must give exactly what the ORM gives, field by field."""
+"""games.loading reads a game, its seats and their players in one query, by SQL it writes itself
+from the models: it must give exactly what the ORM gives, field by field (a two-player game and a
+series alike)."""
 
 from __future__ import annotations
 
@@ -23,14 +24,31 @@ def test_the_loader_gives_what_the_orm_gives_field_by_field():
             orm = Game.objects.get(pk=game.pk)
             for field in Game._meta.concrete_fields:
                 assert getattr(loaded, field.attname) == getattr(orm, field.attname), field.name
-            for side in ("yellow", "red"):
-                for name in ("id", *PLAYER_FIELDS):
-                    assert getattr(getattr(loaded, side), name) == getattr(getattr(orm, side), name), (side, name)
             assert [s.index for s in seats] == [0, 1] and all(s.game is loaded for s in seats)
-            for seat, orm_seat in zip(seats, Seat.objects.filter(game=game).order_by("index"), strict=True):
+            for seat, orm_seat in zip(seats, Seat.objects.filter(game=game).select_related("user").order_by("index"),
+                                      strict=True):
                 for field in Seat._meta.concrete_fields:
                     assert getattr(seat, field.attname) == getattr(orm_seat, field.attname), field.name
+                for name in ("id", *PLAYER_FIELDS):
+                    assert getattr(seat.user, name) == getattr(orm_seat.user, name), name
+            assert loaded.players == [s.user for s in seats], "the game knows its players: no query for them"
     assert game_and_seats(10**9) is None
+
+
+def test_the_loader_reads_every_seat_of_a_series_open_or_started():
+    from .series_play import started
+
+    users = [make_user(n) for n in ("ann", "bob", "cid", "dee")]
+    series = started(users)
+    _loaded, seats = game_and_seats(series.pk)
+    assert [(s.index, s.color, s.user.username) for s in seats] == [
+        (0, "yellow", "ann"), (1, "red", "bob"), (2, "orange", "cid"), (3, "purple", "dee")]
+    from games import services
+
+    waiting = services.game_open(user=users[0], seats=5)
+    services.game_join(user=users[2], game_id=waiting.pk)
+    _, seats = game_and_seats(waiting.pk)
+    assert [(s.index, s.user.username) for s in seats] == [(None, "ann"), (None, "cid")], "in the order they came"
 
 
 def test_rows_where_gives_what_the_orm_gives():
@@ -49,8 +67,8 @@ def test_rows_where_gives_what_the_orm_gives():
     short = history(game, MOVE_LIST_COLUMNS)
     assert [(r.pk, r.ply, r.notation) for r in short] == [(r.pk, r.ply, r.notation) for r in orm]
     assert "path" in short[0].get_deferred_fields(), "only the columns asked for are read"
-    Rating.objects.create(user=game.yellow, rating=1612.5, deviation=80.0)
-    found = ratings_of([game.yellow_id, game.red_id])
-    assert list(found) == [game.yellow_id] and (found[game.yellow_id].rating, found[game.yellow_id].deviation) == (
+    Rating.objects.create(user=game.player(0), rating=1612.5, deviation=80.0)
+    found = ratings_of([game.player_id(0), game.player_id(1)])
+    assert list(found) == [game.player_id(0)] and (found[game.player_id(0)].rating, found[game.player_id(0)].deviation) == (
         1612.5, 80.0)
     assert rows_where(Move, "game", []) == [] and rows_where(Move, "game", [10**9]) == []

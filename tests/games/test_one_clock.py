@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
-from games import clock, services, services_series, vacations
-from games.models_series import SeriesGame
+from games import clock, services, vacations
+from games.models import Game
 
 from .factories import make_game, make_user
 from .series_play import play
@@ -23,17 +23,17 @@ DAY = timedelta(days=1)
 
 
 
-def started_series(**options) -> SeriesGame:
+def started_series(**options) -> Game:
     users = [make_user(n) for n in ("ann", "bob", "cid")]
     with time_machine.travel(T0, tick=False):
-        series = services_series.series_create(user=users[0], seats=3, days_per_move=2, grace_days=3, **options)
+        series = services.game_open(user=users[0], seats=3, days_per_move=2, grace_days=3, **options)
         for user in users[1:]:
-            services_series.series_join(user=user, series_id=series.pk, rng=random.Random(5))
+            services.game_join(user=user, game_id=series.pk, rng=random.Random(5))
     series.refresh_from_db()
     return series
 
 
-def mover(series: SeriesGame):
+def mover(series: Game):
     return next(s.user for s in series.seats.select_related("user") if s.index == series.to_move)
 
 
@@ -45,12 +45,12 @@ def test_a_vacation_started_during_a_series_turn_moves_its_deadline_and_the_swee
         vacations.vacation_start(user=player, days=4)
     series.refresh_from_db()
     assert series.deadline == T0 + 9 * DAY and series.move_deadline == T0 + 6 * DAY
-    assert services_series.series_time_out(series_id=series.pk, now=T0 + 6 * DAY) is False
+    assert services.game_time_out(game_id=series.pk, now=T0 + 6 * DAY) is False
     with time_machine.travel(T0 + 3 * DAY, tick=False):  # back after two of the four days
         vacations.vacation_end(user=player)
     series.refresh_from_db()
     assert series.deadline == T0 + 7 * DAY
-    assert services_series.series_time_out(series_id=series.pk, now=T0 + 7 * DAY) is True
+    assert services.game_time_out(game_id=series.pk, now=T0 + 7 * DAY) is True
     series.refresh_from_db()
     assert series.seats.get(user=player).left == "timeout"
 
@@ -73,13 +73,13 @@ def test_a_series_that_disallows_vacations_keeps_its_deadline():
 
 
 def test_a_game_and_a_series_are_timed_by_the_same_clock(monkeypatch):
-    """Both kinds call games.clock.run for the deadlines and games.clock.charge for the
-    overtime: what one is told, the other is."""
+    """Both kinds (a game of the online rules, a series of the boxed rules) call games.clock.run
+    for the deadlines and games.clock.charge for the overtime: what one is told, the other is."""
     calls: list[str] = []
 
     def spy(name: str, real):
         def called(game, *args, **kwargs):
-            calls.append(f"{name} {type(game).__name__}")
+            calls.append(f"{name} {game.ruleset}")
             return real(game, *args, **kwargs)
         return called
 
@@ -88,15 +88,15 @@ def test_a_game_and_a_series_are_timed_by_the_same_clock(monkeypatch):
     with time_machine.travel(T0, tick=False):
         game = make_game(days_per_move=2, grace_days=3)
     series = started_series()
-    assert "run Game" in calls and "run SeriesGame" in calls
+    assert "run online" in calls and "run boxed" in calls
     assert game.deadline == series.deadline == T0 + 5 * DAY
     # a slow first move: both charge the overtime from the mover's grace bank
     line = game.course.data["course"]["start_finish_cells"]
     with time_machine.travel(T0 + 3 * DAY, tick=False):
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
         had = series.to_move
         play(series.pk, seed=1, stop=lambda engine: engine.to_move != had)
-    assert "charge Game" in calls and "charge SeriesGame" in calls
+    assert "charge online" in calls and "charge boxed" in calls
     assert game.seats.get(index=0).grace_seconds == 2 * 86400
     assert series.seats.get(index=had).grace_seconds == 2 * 86400
 

@@ -10,7 +10,8 @@ import re
 import pytest
 from django.test import Client
 
-from games import services_series as svc
+from games import services as svc
+from games.state import playing
 
 from .factories import make_game, make_user
 
@@ -44,7 +45,7 @@ def form_numbers(html: str) -> dict[str, str]:
 
 def test_the_game_board_numbers_the_start_cells_as_the_form_does() -> None:
     game = make_game()
-    html = logged_in(game.yellow).get(f"/games/{game.pk}/").content.decode()
+    html = logged_in(game.player(0)).get(f"/games/{game.pk}/").content.decode()
     numbers = board_numbers(html)
     assert len(numbers) == 5 and numbers == form_numbers(html)
     assert sorted(numbers.values()) == ["1", "2", "3", "4", "5"]
@@ -58,8 +59,8 @@ def test_a_taken_start_cell_keeps_the_numbers_of_the_others() -> None:
     line = game.course.data["course"]["start_finish_cells"]
     from games import services
 
-    services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[1]), heading=0)
-    html = logged_in(game.red).get(f"/games/{game.pk}/").content.decode()
+    services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[1]), heading=0)
+    html = logged_in(game.player(1)).get(f"/games/{game.pk}/").content.decode()
     numbers = board_numbers(html)
     assert sorted(numbers.values()) == ["1", "3", "4", "5"] and numbers == form_numbers(html)
     assert 'fill="#d64541"' in html.split('class="place-preview"', 1)[1][:300], "Red's boat previewed"
@@ -67,14 +68,14 @@ def test_a_taken_start_cell_keeps_the_numbers_of_the_others() -> None:
 
 def test_the_series_board_and_form_number_the_start_cells() -> None:
     users = [make_user(n) for n in ("ann", "bob", "cid")]
-    series = svc.series_create(user=users[0], seats=3)
-    svc.series_join(user=users[1], series_id=series.pk)
-    svc.series_join(user=users[2], series_id=series.pk, rng=random.Random(16))
+    series = svc.game_open(user=users[0], seats=3)
+    svc.game_join(user=users[1], game_id=series.pk)
+    svc.game_join(user=users[2], game_id=series.pk, rng=random.Random(16))
     series.refresh_from_db()
-    mover = svc.playing_seats(list(series.seats.select_related("user")))[series.to_move].user
+    mover = playing(list(series.seats.select_related("user")))[series.to_move].user
     client = Client()
     client.force_login(mover)
-    html = client.get(f"/series/{series.pk}/").content.decode()
+    html = client.get(f"/games/{series.pk}/").content.decode()
     numbers = board_numbers(html)
     assert len(numbers) >= 3 and numbers == form_numbers(html), "not axial coordinates any more"
     assert "js/place.js" in html
@@ -94,7 +95,7 @@ def test_the_chosen_cell_and_heading_are_previewed_on_the_board(live_server, mon
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(f"{live_server.url}/accounts/login/")
-            page.fill("#id_username", game.yellow.username)
+            page.fill("#id_username", game.player(0).username)
             page.fill("#id_password", PASSWORD)
             page.click("form button[type=submit]")
             page.goto(f"{live_server.url}/games/{game.pk}/")

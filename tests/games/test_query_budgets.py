@@ -2,7 +2,8 @@
 the site as clients use them. Tasks are not counted: they are queued after the commit.
 
 Budgets: a roll <= 7, a direction <= 9, the API GET of a game <= 4, the HTML game page <= 5. On
-PostgreSQL a turn is 3: its writes, its live event included, go in one statement (games.writing).
+PostgreSQL a turn is 3, of a two-player game and of a series alike: the token, the locked read, and
+its writes, its live event included, in one statement (games.writing).
 The tests run with real transactions (as in production, where BEGIN and COMMIT are not
 statements of the budget: they are left out), with the course already parsed by this process, as it is for a
 game someone plays.
@@ -77,7 +78,7 @@ def test_a_roll_and_a_direction_stay_within_their_query_budgets(game):
     games = [game]
     while len(seen) < 3:  # the dice decide which kinds of request a game needs: play more games until all are seen
         assert len(games) <= 10, seen
-        tokens = {0: token(game.yellow), 1: token(game.red)}
+        tokens = {0: token(game.player(0)), 1: token(game.player(1))}
         for kind, answer, sql in turns(game, client, tokens):
             if answer["status"] != "active":
                 break  # a finishing move also rates the game: not part of the budget of a turn
@@ -96,12 +97,12 @@ def test_a_roll_and_a_direction_stay_within_their_query_budgets(game):
 
 
 def test_reading_a_game_stays_within_the_query_budgets(game):
-    tokens = {0: token(game.yellow), 1: token(game.red)}
+    tokens = {0: token(game.player(0)), 1: token(game.player(1))}
     client = Client()
     response, sql = counted(lambda: client.get(f"/api/games/{game.pk}/", HTTP_AUTHORIZATION=f"Token {tokens[1]}"))
     assert response.status_code == 200 and response.json()["your_turn"] is True
     assert len(sql) <= BUDGET["api_get"], "\n".join(sql)
-    client.login(username=game.red.username, password=PASSWORD)
+    client.login(username=game.player(1).username, password=PASSWORD)
     client.get(f"/games/{game.pk}/")  # the board drawn once (see the next test: a first view stores it)
     response, sql = counted(lambda: client.get(f"/games/{game.pk}/"))
     assert response.status_code == 200 and b'id="dice-form"' in response.content
@@ -112,13 +113,13 @@ def test_an_unchanged_game_answers_not_modified_for_almost_nothing(game):
     """Conditional requests: a client polling a game that has not changed gets a 304 after
     authentication and one read; after a move the ETag changes."""
     client = Client()
-    auth = {"HTTP_AUTHORIZATION": f"Token {token(game.red)}"}
+    auth = {"HTTP_AUTHORIZATION": f"Token {token(game.player(1))}"}
     first = client.get(f"/api/games/{game.pk}/", **auth)
     etag = first["ETag"]
     response, sql = counted(lambda: client.get(f"/api/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag, **auth))
     assert response.status_code == 304 and response["ETag"] == etag and len(sql) <= 2
     other = client.get(f"/api/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag,
-                       HTTP_AUTHORIZATION=f"Token {token(game.yellow)}")
+                       HTTP_AUTHORIZATION=f"Token {token(game.player(0))}")
     assert other.status_code == 200, "another viewer sees another version (their own options)"
     client.post(f"/api/games/{game.pk}/roll/", {"ply": 2, "change": "add", "reroll": []}, "application/json", **auth)
     again = client.get(f"/api/games/{game.pk}/", HTTP_IF_NONE_MATCH=etag, **auth)
@@ -126,36 +127,34 @@ def test_an_unchanged_game_answers_not_modified_for_almost_nothing(game):
 
 
 def test_an_unchanged_series_answers_not_modified_as_a_game_does():
-    """The series' state has the game's ETag (issue 25: one games.api.versioned for both): a
-    304 after authentication and the series' two reads (no replay, no actions read), another
-    viewer another version, and a new one after an action."""
-    import random
-
-    from games import services_series as svc
+    """A series is a game (issue 25): its state has the game's ETag (one games.api.versioned): a
+    304 after authentication and one read (no replay, no history read), another viewer another
+    version, and a new one after an action. By its number (/api/series/<n>/, its old address) the
+    same, with one query more (the number)."""
+    from .series_play import started
 
     users = [make_user(n) for n in ("ea", "eb", "ec")]
-    series = svc.series_create(user=users[0], seats=3)
-    for user in users[1:]:
-        svc.series_join(user=user, series_id=series.pk, rng=random.Random(5))
-    series.refresh_from_db()
+    series = started(users, seed=5)
     mover = series.seats.get(index=series.to_move).user
     other = next(u for u in users if u != mover)
     client = Client()
     auth = {"HTTP_AUTHORIZATION": f"Token {token(mover)}"}
-    first = client.get(f"/api/series/{series.pk}/", **auth)
-    etag = first["ETag"]
-    assert first.status_code == 200 and first.json()["your_turn"] and first["Cache-Control"] == "private, no-cache"
-    response, sql = counted(lambda: client.get(f"/api/series/{series.pk}/", HTTP_IF_NONE_MATCH=etag, **auth))
-    assert response.status_code == 304 and response["ETag"] == etag and not response.content
-    assert len(sql) <= 3, "\n".join(sql)  # the token, the series, its seats
-    seen = client.get(f"/api/series/{series.pk}/", HTTP_IF_NONE_MATCH=etag, HTTP_AUTHORIZATION=f"Token {token(other)}")
-    assert seen.status_code == 200, "another viewer sees another version (not their turn)"
+    for url, reads in ((f"/api/games/{series.pk}/", 2), (f"/api/series/{series.series_number}/", 3)):
+        first = client.get(url, **auth)
+        etag = first["ETag"]
+        assert first.status_code == 200 and first.json()["your_turn"] and first["Cache-Control"] == "private, no-cache"
+        response, sql = counted(lambda u=url, e=etag: client.get(u, HTTP_IF_NONE_MATCH=e, **auth))
+        assert response.status_code == 304 and response["ETag"] == etag and not response.content
+        assert len(sql) <= reads, "\n".join(sql)  # the token, the game with its seats (and the number)
+        seen = client.get(url, HTTP_IF_NONE_MATCH=etag, HTTP_AUTHORIZATION=f"Token {token(other)}")
+        assert seen.status_code == 200, "another viewer sees another version (not their turn)"
     cell = first.json()["placements"]["cells"][0]
-    placed = client.post(f"/api/series/{series.pk}/place/", {"ply": 0, "cell": cell, "heading": 0},
+    placed = client.post(f"/api/games/{series.pk}/place/", {"ply": 0, "cell": cell, "heading": 0},
                          "application/json", **auth)
     assert placed.status_code == 200, placed.json()
-    again = client.get(f"/api/series/{series.pk}/", HTTP_IF_NONE_MATCH=etag, **auth)
-    assert again.status_code == 200 and again["ETag"] != etag and again.json()["ply"] == 1
+    for url in (f"/api/games/{series.pk}/", f"/api/series/{series.series_number}/"):
+        again = client.get(url, HTTP_IF_NONE_MATCH=etag, **auth)
+        assert again.status_code == 200 and again["ETag"] != etag and again.json()["ply"] == 1
 
 
 def test_a_page_reads_its_boards_drawing_with_the_game(game, monkeypatch):
@@ -165,7 +164,7 @@ def test_a_page_reads_its_boards_drawing_with_the_game(game, monkeypatch):
     import games.board as board
 
     client = Client()
-    client.login(username=game.red.username, password=PASSWORD)
+    client.login(username=game.player(1).username, password=PASSWORD)
     board._STATIC_BY_KEY.clear()  # as in a fresh process
     board._STATIC.clear()
     first, sql = counted(lambda: client.get(f"/games/{game.pk}/"))
@@ -194,43 +193,61 @@ def board_of(response: Any) -> bytes:
     return found.group(0)
 
 
-SERIES_BUDGET = 7  # and one UPDATE per seat whose standing the action changed (a boat finished)
-
-
-def test_a_series_action_stays_within_its_query_budget():
-    """A series' action through the API (issue 25: a series turn gets a budget too), counted as a
-    two-player turn's is: the token, the locked series, its seats (the replay is kept by this
-    process), the action's row, the series' columns, the held email, the live event: 7 (a
-    two-player turn on PostgreSQL: 3, its writes in one statement). A seat's row is written only
-    when the action changed its standing (before: every seat, every action: 11 with four seats).
-    Actions that end a race or the series (ratings, the next race) are not part of it."""
+def test_a_two_player_turn_and_a_series_turn_go_one_path_within_one_budget(game, monkeypatch):
+    """One game for any number of boats (issue 25): a two-player game's turn and a series' turn
+    are the same requests to the same views, served by the same service path (games.services
+    ``_play`` → ``_record``) within the same budget: the token, the game read and locked with its
+    seats, the step's writes (on PostgreSQL one statement: 3 in all, whatever the game; elsewhere
+    one statement per write, and a series' action may change more seats' rows: one UPDATE each,
+    counted apart). The series' engine state is kept by the process (games.rulesets): no history
+    is read. Actions that end a race or the game (ratings, the next race) are not part of it."""
     import random
 
-    from games import services_series as svc
+    from games import services
     from games.engine import Phase
     from games.engine.players import GreedyPlayer
-    from games.models_series import SeriesGame
 
-    from .series_play import engine_now
+    from .series_play import engine_now, started
+
+    played: list[tuple[int, str]] = []
+    real_play = services._play
+
+    def spy(**kwargs: Any) -> Any:
+        played.append((kwargs["game_id"], kwargs["action"]))
+        return real_play(**kwargs)
+
+    monkeypatch.setattr(services, "_play", spy)
+    client = Client()
+    shapes: dict[tuple[str, str], int] = {}
+
+    def check(kind: str, name: str, sql: list[str]) -> None:
+        seats = sum(q.startswith('UPDATE "games_seat"') for q in sql)
+        reads = [q for q in sql if q.startswith("SELECT")]
+        assert len(reads) == 2 and "games_seat" in reads[1] and "games_move" not in reads[1], "\n".join(sql)
+        if connection.vendor == "postgresql":
+            assert len(sql) == 3 and sql[2].startswith("INSERT INTO") and "games_liveevent" in sql[2], "\n".join(sql)
+        else:
+            assert len(sql) - max(seats - 1, 0) <= BUDGET.get(kind, BUDGET["roll"]), f"{name} {kind}:\n" + "\n".join(sql)
+        shapes[(name, kind)] = max(shapes.get((name, kind), 0), len(sql) - max(seats - 1, 0))
+
+    tokens = {0: token(game.player(0)), 1: token(game.player(1))}
+    for kind, answer, sql in turns(game, client, tokens):
+        if answer["status"] != "active":
+            break
+        check(kind, "two-player", sql)
+    assert {g for g, _ in played} == {game.pk}
 
     users = [make_user(n) for n in ("sa", "sb", "sc", "sd")]
-    series = svc.series_create(user=users[0], seats=4, rated=False)
-    for user in users[1:-1]:
-        svc.series_join(user=user, series_id=series.pk)
-    svc.series_join(user=users[-1], series_id=series.pk, rng=random.Random(16))
-    client = Client()
-    tokens = {u.pk: token(u) for u in users}
+    series = started(users, rated=False)
+    tokens_by_user = {u.pk: token(u) for u in users}
     players: dict[int, GreedyPlayer] = {}
-    seen: dict[str, int] = {}
-    plain: dict[str, int] = {}  # the actions that changed no seat's standing: most
     for _ in range(400):
-        row, seats, engine = engine_now(series.pk)
-        if row.status != SeriesGame.Status.ACTIVE or len(engine.races) > 1:
+        row, _seats, engine = engine_now(series.pk)
+        if row.status != "active" or len(engine.races) > 1:
             break
-        seat = svc.playing_seats(seats)[row.to_move]
+        seat = row.seat_at(row.to_move)
         player = players.setdefault(seat.index, GreedyPlayer(random.Random(seat.index + 1)))
         state = engine.race
-        auth = {"HTTP_AUTHORIZATION": f"Token {tokens[seat.user_id]}"}
         if state.phase is Phase.PLACE:
             cell, heading = player.place(state)
             kind, body = "place", {"ply": row.ply, "cell": list(cell), "heading": heading}
@@ -240,17 +257,14 @@ def test_a_series_action_stays_within_its_query_budget():
                                   "reroll": list(choice.reroll)}
         else:
             kind, body = "direction", {"ply": row.ply, "direction": player.direction(state)}
-        response, sql = counted(lambda k=kind, b=body, a=auth: client.post(f"/api/series/{series.pk}/{k}/", b,
+        auth = {"HTTP_AUTHORIZATION": f"Token {tokens_by_user[seat.user_id]}"}
+        response, sql = counted(lambda k=kind, b=body, a=auth: client.post(f"/api/games/{series.pk}/{k}/", b,
                                                                           "application/json", **a))
         assert response.status_code == 200, response.json()
-        after = SeriesGame.objects.get(pk=series.pk)
-        if after.race != row.race or after.status != SeriesGame.Status.ACTIVE:
+        after = Game.objects.get(pk=series.pk)
+        if after.race != row.race or after.status != "active":
             continue  # the race's last action
-        seats_written = sum(q.startswith('UPDATE "games_seriesseat"') for q in sql)
-        seen[kind] = max(seen.get(kind, 0), len(sql) - seats_written)
-        assert len(sql) - seats_written <= SERIES_BUDGET, f"{kind}: {len(sql)} queries\n" + "\n".join(sql)
-        assert seats_written <= len(users)
-        if seats_written == 0:
-            plain[kind] = max(plain.get(kind, 0), len(sql))
-    print("\nseries action queries (max, without the seats' rows):", seen, "; changing no seat:", plain)
-    assert set(plain) == {"place", "roll", "direction"}, plain
+        check(kind, "series", sql)
+    assert {g for g, _ in played} == {game.pk, series.pk}, "one service path for both"
+    assert {k for _, k in shapes} >= {"roll", "direction"} and ("series", "place") in shapes, shapes
+    print("\nqueries per request (max, one seat's UPDATE counted):", shapes)

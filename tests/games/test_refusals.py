@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-from games import services_series
+from games import services
 from games.engine import EngineError, IllegalMove
 from games.errors import IllegalMoveError, engine_step
 from games.reasons import REFUSALS, refusal_text
@@ -70,19 +70,21 @@ def test_a_refusal_keeps_its_rule_and_field_and_speaks_the_readers_language():
 
 def test_a_series_placement_off_the_open_rows_is_refused_in_german():
     users = [make_user(n, language="de") for n in ("ann", "bob", "cid")]
-    series = services_series.series_create(user=users[0], seats=3)
+    series = services.game_open(user=users[0], seats=3)
     for user in users[1:]:
-        services_series.series_join(user=user, series_id=series.pk, rng=random.Random(5))
+        services.game_join(user=user, game_id=series.pk, rng=random.Random(5))
     series.refresh_from_db()
     mover = series.seats.get(index=series.to_move).user
     client = client_for(mover)
-    answer = client.post(f"/api/series/{series.pk}/place/", {"ply": 0, "cell": [-40, -40], "heading": 0},
-                         format="json", HTTP_ACCEPT_LANGUAGE="de")
-    assert answer.status_code == 400
-    body = answer.json()
-    assert body["rule"] == "R16" and body["field"] == "cell"
-    assert body["message"] == "(-40, -40) liegt weder auf der Start-/Ziellinie noch in einer zum Einsetzen " \
-                              "geöffneten Reihe dahinter"
+    # at the game's address and at the series' old one (by its number): the same refusal
+    for url in (f"/api/games/{series.pk}/place/", f"/api/series/{series.series_number}/place/"):
+        answer = client.post(url, {"ply": 0, "cell": [-40, -40], "heading": 0}, format="json",
+                             HTTP_ACCEPT_LANGUAGE="de")
+        assert answer.status_code == 400, url
+        body = answer.json()
+        assert body["rule"] == "R16" and body["field"] == "cell", url
+        assert body["message"] == "(-40, -40) liegt weder auf der Start-/Ziellinie noch in einer zum Einsetzen " \
+                                  "geöffneten Reihe dahinter", url
 
 
 def test_a_direction_not_allowed_is_explained_in_italian():

@@ -2,6 +2,11 @@
 rolling, choosing directions, resigning, waiting until the sweep times a player out, late
 actions, adjudication, vacations — at random points, and after every step the stored game
 equals the replay of its history (``verify_games``' check), whatever ended the game and when.
+
+Over any number of seats (issue 25: one game for any number of boats): each game it starts is a
+two-player game of the online rules or a series of the boxed game for 3 to 6 players, through the
+same services; in a series a player who resigns or runs out of time leaves it (R18) and the
+others play on, and adjudication is refused.
 """
 
 from __future__ import annotations
@@ -25,13 +30,14 @@ from hypothesis.stateful import (
 
 from games import services, vacations
 from games.engine import Phase
-from games.errors import ServiceError, TimeOver
+from games.errors import GameIsOver, ServiceError, StalePly, TimeOver
 from games.management.commands.verify_games import check_game
 from games.models import Game
-from games.state import state_of
+from games.rulesets import BOXED, match_of
 from games.tasks import sweep_clocks
 
 from .factories import make_game, make_user
+from .series_play import started
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 names = itertools.count()
@@ -39,18 +45,23 @@ names = itertools.count()
 
 class ServicesPlay(RuleBasedStateMachine):
     @initialize(seed=st.integers(1, 6), days=st.sampled_from([1, 2]), grace=st.sampled_from([0, 1]),
-                dice=st.integers(0, 2**32))
-    def start(self, seed: int, days: int, grace: int, dice: int) -> None:
+                dice=st.integers(0, 2**32), boats=st.sampled_from([2, 2, 3, 4, 5, 6]))
+    def start(self, seed: int, days: int, grace: int, dice: int, boats: int = 2) -> None:
         self.now = T0
         n = next(names)
         with self.at():
-            self.game = make_game(yellow=make_user(f"my{n}"), red=make_user(f"mr{n}"), seed=seed,
-                                  days_per_move=days, grace_days=grace)
+            if boats == 2:  # a two-player game of the online rules
+                self.game = make_game(yellow=make_user(f"my{n}"), red=make_user(f"mr{n}"), seed=seed,
+                                      days_per_move=days, grace_days=grace)
+            else:  # a series of the boxed game (its lake and lot from the seed)
+                self.game = started([make_user(f"m{n}s{i}") for i in range(boats)], seed=seed, days_per_move=days,
+                                    grace_days=grace)
         # the dice seed from the example, not a fresh secret: the same example rolls the same dice,
         # so hypothesis can replay and shrink it
         secret = hashlib.sha256(str(dice).encode()).digest()
         Game.objects.filter(pk=self.game.pk).update(dice_seed=secret.hex(),
                                                     dice_seed_sha256=hashlib.sha256(secret).hexdigest())
+        BOXED.forget()  # (the series kept at its start has the seed it was given)
         self.late_refusals = 0
 
     def at(self) -> time_machine.travel:
@@ -72,7 +83,7 @@ class ServicesPlay(RuleBasedStateMachine):
         user = game.player(game.to_move)
         late = game.deadline is not None and game.deadline <= self.now
         with self.at():
-            state = state_of(game)
+            state = match_of(game).race
             try:
                 if state.phase is Phase.PLACE:
                     cell = data.draw(st.sampled_from(state.free_start_cells()))
@@ -91,15 +102,24 @@ class ServicesPlay(RuleBasedStateMachine):
         assert not late, "an action after the deadline was accepted"
 
     @precondition(lambda self: self.going())
-    @rule(seat=st.integers(0, 1), hours=st.integers(0, 30))
+    @rule(seat=st.integers(0, 5), hours=st.integers(0, 30))
     def resign(self, seat: int, hours: int) -> None:
         self.now += timedelta(hours=hours)
         game = self.fresh()
+        player = game.seat_at(seat % game.seats_wanted)
+        assert player is not None
+        late = game.deadline is not None and game.deadline <= self.now
         with self.at():
             try:
-                services.game_resign(user=game.player(seat), game_id=game.pk)
+                services.game_resign(user=player.user, game_id=game.pk)
             except TimeOver:
-                assert game.deadline is not None and game.deadline <= self.now
+                assert late
+            except StalePly as exc:  # R18: the series' player to move ran out of time first, and left
+                assert game.multi_race and late and exc.rule == "R18" and player.index != game.to_move
+            except GameIsOver as exc:  # R18: a player who left a series is out of it
+                assert player.left and exc.rule == "R18"
+            else:
+                assert not player.left and not late
 
     @precondition(lambda self: self.going())
     @rule(hours=st.integers(1, 80))
@@ -107,20 +127,35 @@ class ServicesPlay(RuleBasedStateMachine):
         self.now += timedelta(hours=hours)
         game = self.fresh()
         due = game.deadline is not None and game.deadline <= self.now
+        mover, ply = game.seat_at(game.to_move), game.ply
         with self.at():
             sweep_clocks()
-        assert self.fresh().over == due
+        if not game.multi_race:
+            assert self.fresh().over == due
+            return
+        assert mover is not None
+        mover.refresh_from_db()  # R18: the player to move, past the deadline, left the series
+        assert (mover.left == "timeout") == due and (self.fresh().ply > ply) == due
 
     @precondition(lambda self: self.going())
     @rule()
     def adjudicate(self) -> None:
+        game = self.fresh()
         with self.at():
-            assert services.game_adjudicate(game_id=self.game.pk, now=self.now)
+            if not game.multi_race:
+                assert services.game_adjudicate(game_id=self.game.pk, now=self.now)
+                return
+            late = game.deadline is not None and game.deadline <= self.now
+            try:  # a series is not adjudicated; its late player to move loses on time first
+                assert services.game_adjudicate(game_id=self.game.pk, now=self.now) and late
+            except ServiceError as exc:
+                assert exc.status == 400 and not late and self.fresh().ply == game.ply
 
     @precondition(lambda self: self.going())
-    @rule(seat=st.integers(0, 1), days=st.integers(1, 4))
+    @rule(seat=st.integers(0, 5), days=st.integers(1, 4))
     def vacation(self, seat: int, days: int) -> None:
-        user = self.fresh().player(seat)
+        game = self.fresh()
+        user = game.player(seat % game.seats_wanted)
         with self.at():
             try:
                 if vacations.active_vacation(user, self.now):
@@ -131,32 +166,33 @@ class ServicesPlay(RuleBasedStateMachine):
                 pass  # no days left this year
 
     @precondition(lambda self: hasattr(self, "game") and self.fresh().over)
-    @rule(seed=st.integers(1, 6), hours=st.integers(0, 30))
-    def after_the_end(self, seed: int, hours: int) -> None:
+    @rule(seed=st.integers(1, 6), hours=st.integers(0, 30), boats=st.sampled_from([2, 3, 4, 5, 6]))
+    def after_the_end(self, seed: int, hours: int, boats: int) -> None:
         """A finished game refuses every action and changes no more; then a new game starts."""
         self.now += timedelta(hours=hours)
         game = self.fresh()
         before = (game.ply, game.moves.count(), game.termination)
         with self.at():
             with pytest.raises(ServiceError) as err:
-                services.game_resign(user=game.yellow, game_id=game.pk)
+                services.game_resign(user=game.player(0), game_id=game.pk)
             assert err.value.status == 409
             assert services.game_time_out(game_id=game.pk, now=self.now) is False
         game = self.fresh()
         assert (game.ply, game.moves.count(), game.termination) == before
-        self.start(seed, game.days_per_move, game.grace_days, hours)
+        self.start(seed, game.days_per_move, game.grace_days, hours, boats)
 
     @invariant()
     def stored_state_equals_the_replay(self) -> None:
         if hasattr(self, "game"):
-            problem = check_game(Game.objects.select_related("yellow", "red").get(pk=self.game.pk))
+            problem = check_game(Game.objects.get(pk=self.game.pk))
             assert problem is None, problem
 
 
 @pytest.mark.django_db
 def test_the_stored_game_equals_its_replay_after_any_sequence_of_actions():
+    """Two to six seats: a two-player game, or a series of three to six players."""
     run_state_machine_as_test(ServicesPlay, settings=settings(
-        max_examples=25, stateful_step_count=30, deadline=None,
+        max_examples=30, stateful_step_count=30, deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     ))
 
@@ -172,15 +208,15 @@ def test_place_place_roll_resign_replays():
     for seed in range(1, 30):
         game = make_game(yellow=make_user(f"ry{seed}"), red=make_user(f"rr{seed}"), seed=seed % 6 + 1)
         line = game.course.data["course"]["start_finish_cells"]
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=seed % 6)
-        services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[2]), heading=seed % 6)
-        answer = services.game_roll(user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=seed % 6)
+        services.game_place(user=game.player(1), game_id=game.pk, ply=1, cell=tuple(line[2]), heading=seed % 6)
+        answer = services.game_roll(user=game.player(1), game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
         if answer["move"] is None:
             break  # the roll awaits its direction
     else:
         raise AssertionError("no first roll awaited its direction")
-    services.game_resign(user=game.red, game_id=game.pk)
-    game = Game.objects.select_related("yellow", "red").get(pk=game.pk)
+    services.game_resign(user=game.player(1), game_id=game.pk)
+    game = Game.objects.get(pk=game.pk)
     assert game.seats.get(index=1).dice == answer["dice"], "the rolled die stays in Red's hand"
     assert check_game(game) is None
     call_command("verify_games", game.pk)

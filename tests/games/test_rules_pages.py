@@ -298,8 +298,8 @@ def test_a_visitor_plays_the_computer_two_clicks_after_the_sign_up_form():
     started = client.post(play["action"], {**play["fields"], name: value})  # click 2
     game = Game.objects.get()
     assert started.status_code == 302 and started["Location"] == f"/games/{game.pk}/"
-    assert game.yellow.username == "newcomer" or game.red.username == "newcomer"
-    assert {game.yellow.username, game.red.username} == {"newcomer", "bot-normal"}
+    assert game.player(0).username == "newcomer" or game.player(1).username == "newcomer"
+    assert {game.player(0).username, game.player(1).username} == {"newcomer", "bot-normal"}
     assert client.get(started["Location"]).status_code == 200
 
 
@@ -314,7 +314,7 @@ def test_a_signed_in_player_starts_a_bot_game_from_the_home_page(client):
     started = client.post(play["action"], {**play["fields"], "level": "easy"})
     game = Game.objects.get()
     assert started["Location"] == f"/games/{game.pk}/" and game.rated
-    assert "bot-easy" in {game.yellow.username, game.red.username}
+    assert "bot-easy" in {game.player(0).username, game.player(1).username}
 
 
 @pytest.mark.django_db

@@ -11,12 +11,12 @@ import pytest
 import time_machine
 
 from games import live
-from games import services_series as svc
+from games import services as svc
 from games.models import EmailLog
 from games.tasks import sweep_clocks
 
 from .factories import make_user
-from .series_play import engine_now
+from .series_play import engine_now, started
 
 pytestmark = pytest.mark.django_db
 
@@ -34,11 +34,8 @@ def release(capture, after: timedelta = timedelta(seconds=125)) -> None:
 def three_people(capture):
     users = [make_user(n) for n in ("ann", "bob", "cid")]
     with capture(execute=True):
-        series = svc.series_create(user=users[0], seats=3)
-        svc.series_join(user=users[1], series_id=series.pk)
-        svc.series_join(user=users[2], series_id=series.pk, rng=random.Random(16))
-    series.refresh_from_db()
-    mover = svc.playing_seats(list(series.seats.select_related("user")))[series.to_move].user
+        series = started(users, seed=16)
+    mover = series.player(series.to_move)
     return series, users, mover
 
 
@@ -46,21 +43,21 @@ def test_a_player_watching_the_series_live_gets_no_your_turn_email(eager, mailou
                                                                    django_capture_on_commit_callbacks):
     series, _, mover = three_people(django_capture_on_commit_callbacks)
     assert mailoutbox == [], "held back, not sent on the move's own request"
-    live.mark_seen(mover.pk, None, series.pk)  # the series' page is open (its stream is connected)
+    live.mark_seen(mover.pk, series.pk)  # the series' page is open (its stream is connected)
     release(django_capture_on_commit_callbacks)
     assert turn_subjects(mailoutbox, mover) == []
-    assert EmailLog.objects.get(user=mover, event="series_turn").sent_at is not None, "dropped, not left held"
+    assert EmailLog.objects.get(user=mover, event="your_turn").sent_at is not None, "dropped, not left held"
 
 
 def test_a_player_not_watching_gets_exactly_one_email_after_the_hold(eager, mailoutbox,
                                                                     django_capture_on_commit_callbacks):
     series, _, mover = three_people(django_capture_on_commit_callbacks)
-    live.mark_seen(mover.pk, None, series.pk + 1)  # another series' page does not count
+    live.mark_seen(mover.pk, series.pk + 1)  # another game's page does not count
     release(django_capture_on_commit_callbacks, after=timedelta(seconds=10))
     assert turn_subjects(mailoutbox, mover) == [], "still held"
     release(django_capture_on_commit_callbacks)
     release(django_capture_on_commit_callbacks, after=timedelta(minutes=5))
-    assert turn_subjects(mailoutbox, mover) == [f"Your turn in series {series.pk} (race A)"]
+    assert turn_subjects(mailoutbox, mover) == [f"Your turn in series {series.series_number} (race A)"]
 
 
 def test_a_player_who_acted_meanwhile_gets_no_email_for_that_turn(eager, mailoutbox,
@@ -68,21 +65,21 @@ def test_a_player_who_acted_meanwhile_gets_no_email_for_that_turn(eager, mailout
     series, _, mover = three_people(django_capture_on_commit_callbacks)
     _, _, engine = engine_now(series.pk)
     with django_capture_on_commit_callbacks(execute=True):
-        svc.series_place(user=mover, series_id=series.pk, ply=series.ply,
-                         cell=engine.race.free_start_cells()[0], heading=0)
+        svc.game_place(user=mover, game_id=series.pk, ply=series.ply,
+                       cell=engine.race.free_start_cells()[0], heading=0)
     series.refresh_from_db()
-    following = svc.playing_seats(list(series.seats.select_related("user")))[series.to_move].user
+    following = series.player(series.to_move)
     release(django_capture_on_commit_callbacks)
     assert turn_subjects(mailoutbox, mover) == [], "placed before the email's time: dropped"
-    assert turn_subjects(mailoutbox, following) == [f"Your turn in series {series.pk} (race A)"]
+    assert turn_subjects(mailoutbox, following) == [f"Your turn in series {series.series_number} (race A)"]
 
 
 def with_bots(capture, user):
     with capture(execute=True):
-        series = svc.series_create(user=user, seats=4, rated=False)
-        svc.series_add_bot(user=user, series_id=series.pk, level="easy")
-        svc.series_add_bot(user=user, series_id=series.pk, level="normal")
-        svc.series_add_bot(user=user, series_id=series.pk, level="strong", rng=random.Random(4))
+        series = svc.game_open(user=user, seats=4, rated=False)
+        svc.game_add_bot(user=user, game_id=series.pk, level="easy")
+        svc.game_add_bot(user=user, game_id=series.pk, level="normal")
+        svc.game_add_bot(user=user, game_id=series.pk, level="strong", rng=random.Random(4))
     series.refresh_from_db()
     return series
 
@@ -91,14 +88,13 @@ def play_a_few(capture, series, user, turns=3):
     """The person places, the bots answer on commit: the turn comes back to them each time."""
     for _ in range(turns):
         series.refresh_from_db()
-        seats = svc.playing_seats(list(series.seats.select_related("user")))
-        if series.to_move is None or seats[series.to_move].user != user:
+        if series.to_move is None or series.player(series.to_move) != user:
             return
         _, _, engine = engine_now(series.pk)
         with capture(execute=True):
             if series.phase == "place":
-                svc.series_place(user=user, series_id=series.pk, ply=series.ply,
-                                 cell=engine.race.free_start_cells()[0], heading=0)
+                svc.game_place(user=user, game_id=series.pk, ply=series.ply,
+                               cell=engine.race.free_start_cells()[0], heading=0)
             else:
                 return
 
@@ -110,7 +106,7 @@ def test_house_bots_turns_never_produce_an_email(eager, mailoutbox, django_captu
     assert series.status == "active" and series.ply >= 1
     play_a_few(django_capture_on_commit_callbacks, series, ann)
     release(django_capture_on_commit_callbacks)
-    assert not EmailLog.objects.filter(event="series_turn").exists(), "no row for the bots' turns, nor Ann's"
+    assert not EmailLog.objects.filter(event="your_turn").exists(), "no row for the bots' turns, nor Ann's"
     assert mailoutbox == []
 
 
@@ -118,5 +114,5 @@ def test_against_house_bots_only_when_asked(eager, mailoutbox, django_capture_on
     ann = make_user("ann", bot_turn_emails=True)
     series = with_bots(django_capture_on_commit_callbacks, ann)
     release(django_capture_on_commit_callbacks)
-    assert turn_subjects(mailoutbox, ann) == [f"Your turn in series {series.pk} (race A)"]
-    assert {e.user_id for e in EmailLog.objects.filter(event="series_turn")} == {ann.pk}
+    assert turn_subjects(mailoutbox, ann) == [f"Your turn in series {series.series_number} (race A)"]
+    assert {e.user_id for e in EmailLog.objects.filter(event="your_turn")} == {ann.pk}

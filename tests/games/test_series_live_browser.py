@@ -1,7 +1,8 @@
 """Live series pages (issues 16 and 22, docs/live.md) end to end, as bin/run serves them: uvicorn
 (two worker processes) and a Celery worker on the folder broker over a fresh SQLite database
 (the ``site`` fixture of tests/games/test_live.py). Ann and Bob play a three-seat series with a
-house bot through the API; Bob's series page, open in Chromium, shows each action of Ann's and
+house bot through the API (/api/games/: a series is a game); Bob's series page, open in Chromium,
+shows each action of Ann's and
 each answer of the bot (moved by the worker, another process) without a reload by hand, applied
 in place (the same document: a marker set on the page stays) except when a new race begins (the
 page reloads: another course).
@@ -47,21 +48,21 @@ def wait_for_page(page: Any, ply: int, timeout: float) -> float:
     raise AssertionError(f"the page shows ply {page_ply(page)}, not {ply}, after {timeout} s")
 
 
-def act(series_id: int, token: str) -> dict[str, Any]:
+def act(game_id: int, token: str) -> dict[str, Any]:
     """Take the turn of the token's player through the API; the series as the action left it."""
-    state = api("GET", f"/api/series/{series_id}/", None, token)[1]
+    state = api("GET", f"/api/games/{game_id}/", None, token)[1]
     assert state["your_turn"], state
     ply = state["ply"]
     if "placements" in state:
         body = {"ply": ply, "cell": state["placements"]["cells"][0], "heading": state["placements"]["headings"][0]}
-        status, answer = api("POST", f"/api/series/{series_id}/place/", body, token)
+        status, answer = api("POST", f"/api/games/{game_id}/place/", body, token)
     elif "dice_options" in state:
         choice = state["dice_options"]["choices"][0]
         body = {"ply": ply, "change": choice["change"], "remove": choice["remove"], "reroll": choice["reroll"]}
-        status, answer = api("POST", f"/api/series/{series_id}/roll/", body, token)
+        status, answer = api("POST", f"/api/games/{game_id}/roll/", body, token)
     else:
         direction = next(o["direction"] for o in state["options"] if o["allowed"])
-        status, answer = api("POST", f"/api/series/{series_id}/direction/", {"ply": ply, "direction": direction},
+        status, answer = api("POST", f"/api/games/{game_id}/direction/", {"ply": ply, "direction": direction},
                              token)
     assert status == 200, answer
     return answer
@@ -76,9 +77,9 @@ def test_the_other_players_and_the_bots_actions_reach_an_open_series_page_live(s
     from playwright.sync_api import sync_playwright
 
     ann, bob = account("ann_s"), account("bob_s")
-    status, series = api("POST", "/api/series/", {"seats": 3}, ann)
+    status, series = api("POST", "/api/games/", {"ruleset": "boxed", "seats": 3}, ann)
     assert status == 201, series
-    sid = series["id"]
+    sid = series["id"]  # the game's id (its number as a series: series["series"])
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
@@ -87,16 +88,16 @@ def test_the_other_players_and_the_bots_actions_reach_an_open_series_page_live(s
             log_in(page, "bob_s")
             # the series lobby: the open series' seats change without a reload
             page.goto(f"{LIVE_BASE}/series/")
-            page.locator(f"#series-open a[href='/series/{sid}/']").wait_for(timeout=15000)
-            assert api("POST", f"/api/series/{sid}/join/", None, bob)[0] in (200, 201)
+            page.locator(f"#series-open a[href='/games/{sid}/']").wait_for(timeout=15000)
+            assert api("POST", f"/api/games/{sid}/join/", None, bob)[0] in (200, 201)
             sent = time.perf_counter()
-            page.locator(f"#series-mine a[href='/series/{sid}/']").wait_for(timeout=15000)
+            page.locator(f"#series-mine a[href='/games/{sid}/']").wait_for(timeout=15000)
             lobby_latency = time.perf_counter() - sent
 
             # the page of the open series reloads when the last seat is taken: the series starts
-            page.goto(f"{LIVE_BASE}/series/{sid}/")
+            page.goto(f"{LIVE_BASE}/games/{sid}/")
             page.wait_for_selector(".series-open")
-            status, answer = api("POST", f"/api/series/{sid}/bots/", {"level": "easy"}, ann)
+            status, answer = api("POST", f"/api/games/{sid}/bots/", {"level": "easy"}, ann)
             assert status in (200, 201), answer
             sent = time.perf_counter()
             wait_for_page(page, 0, 3)
@@ -107,9 +108,9 @@ def test_the_other_players_and_the_bots_actions_reach_an_open_series_page_live(s
             tokens = {"ann_s": ann, "bob_s": bob}
             in_place = reloads = 0
             page.evaluate("() => { window.__liveMarker = 1; }")
-            race = api("GET", f"/api/series/{sid}/", None, ann)[1]["race"]
+            race = api("GET", f"/api/games/{sid}/", None, ann)[1]["race"]
             for _ in range(200):
-                state = api("GET", f"/api/series/{sid}/", None, ann)[1]
+                state = api("GET", f"/api/games/{sid}/", None, ann)[1]
                 if state["status"] != "active" or len(latencies) >= 30 or (len(latencies) >= 8 and len(bot_latencies) >= 3):
                     break
                 mover = next(b["username"] for b in state["boats"] if b["color"] == state["to_move"])
@@ -125,7 +126,7 @@ def test_the_other_players_and_the_bots_actions_reach_an_open_series_page_live(s
                     # the bot's whole turn (the worker, in another process) until a player's turn, on the page
                     end = time.perf_counter() + 5
                     while time.perf_counter() < end:
-                        now = api("GET", f"/api/series/{sid}/", None, ann)[1]
+                        now = api("GET", f"/api/games/{sid}/", None, ann)[1]
                         who = next((b["username"] for b in now["boats"] if b["color"] == now["to_move"]), None)
                         if now["status"] != "active" or who in tokens:
                             break
@@ -134,7 +135,7 @@ def test_the_other_players_and_the_bots_actions_reach_an_open_series_page_live(s
                     bot_latencies.append(time.perf_counter() - sent)
                 page.wait_for_load_state()
                 kept = page.evaluate("() => window.__liveMarker === 1")
-                now_race = api("GET", f"/api/series/{sid}/", None, ann)[1]["race"]
+                now_race = api("GET", f"/api/games/{sid}/", None, ann)[1]["race"]
                 if now_race == race:
                     assert kept, "within a race every action is applied in place: no navigation"
                     in_place += 1

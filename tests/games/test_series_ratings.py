@@ -2,7 +2,7 @@
 the same deviation bounds, the same growth over idle weeks, provisional ratings marked with a
 question mark and kept off the multi-player leaderboard (page and API).
 
-A series is rated as pairwise results (``games.ratings_series``): every pair of players is a
+A series is rated as pairwise results (``games.ratings.rate_series``): every pair of players is a
 game won by the one placed higher in the series table (R19; players who left rank below, R18),
 and each player is rated once with Glicko-2 against all the others, from the ratings before the
 series. The figures below are worked out by hand from Glickman's steps (``games/glicko2.py``),
@@ -20,11 +20,10 @@ import time_machine
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games import services_series as svc
+from games import services as svc
 from games.engine import SERIES_COLORS
-from games.models_series import SeriesGame, SeriesRating, SeriesRatingChange, SeriesSeat
-from games.ratings import MAX_DEVIATION, MIN_DEVIATION, before_game
-from games.ratings_series import display, is_provisional, rate_series
+from games.models import Game, Ruleset, Seat, SeriesRating, SeriesRatingChange
+from games.ratings import MAX_DEVIATION, MIN_DEVIATION, before_game, is_provisional, rate_series, series_display
 
 from .factories import make_user
 
@@ -48,11 +47,12 @@ def rated_players(idle_days: dict[str, int] | None = None) -> list:
     return users
 
 
-def finished_series(users, places) -> tuple[SeriesGame, list[SeriesSeat]]:
+def finished_series(users, places) -> tuple[Game, list[Seat]]:
     """A finished rated series whose table (R19) placed ``users`` at ``places``."""
-    series = SeriesGame.objects.create(created_by=users[0], seats_wanted=len(users), rated=True,
-                                       status=SeriesGame.Status.FINISHED, phase=SeriesGame.Phase.OVER, finished_at=AT)
-    seats = [SeriesSeat.objects.create(series=series, index=i, user=u, color=SERIES_COLORS[i], place=p)
+    series = Game.objects.create(ruleset=Ruleset.BOXED, series_number=1, created_by=users[0],
+                                 seats_wanted=len(users), rated=True, status=Game.Status.FINISHED,
+                                 phase=Game.Phase.OVER, to_move=None, finished_at=AT)
+    seats = [Seat.objects.create(game=series, index=i, user=u, color=SERIES_COLORS[i], place=p)
              for i, (u, p) in enumerate(zip(users, places, strict=True))]
     return series, seats
 
@@ -92,7 +92,7 @@ def test_a_four_player_series_worked_by_hand_keeps_the_deviation_at_the_floor():
     assert rows["ann"].volatility == pytest.approx(0.0300022, abs=1e-7)
     assert rows["bob"].volatility == pytest.approx(0.0299992, abs=1e-7)
     assert rows["ann"].wins == 1 and rows["bob"].wins == 0
-    changes = {c.user.username: c for c in SeriesRatingChange.objects.filter(series_game=series)}
+    changes = {c.user.username: c for c in SeriesRatingChange.objects.filter(game=series)}
     assert {n: (c.place, c.score) for n, c in changes.items()} == {
         "ann": (1, 3.0), "bob": (2, 2.0), "cid": (3, 1.0), "dee": (4, 0.0)}
     assert all(c.rating_before == 1500 and c.deviation_after == 45.0 for c in changes.values())
@@ -149,13 +149,13 @@ def test_a_series_finished_through_the_services_is_rated_at_its_finishing_time()
     SeriesRating.objects.create(user=users[2], rating=1500, deviation=45, volatility=0.03, series=9,
                                 last_rated_at=AT - timedelta(days=365))
     with time_machine.travel(AT, tick=False):
-        series = svc.series_create(user=users[0], seats=3)
-        svc.series_join(user=users[1], series_id=series.pk)
-        svc.series_join(user=users[2], series_id=series.pk, rng=random.Random(16))
-        svc.series_resign(user=users[0], series_id=series.pk)
-        svc.series_resign(user=users[1], series_id=series.pk)
+        series = svc.game_open(user=users[0], seats=3)
+        svc.game_join(user=users[1], game_id=series.pk)
+        svc.game_join(user=users[2], game_id=series.pk, rng=random.Random(16))
+        svc.game_resign(user=users[0], game_id=series.pk)
+        svc.game_resign(user=users[1], game_id=series.pk)
     series.refresh_from_db()
-    assert series.status == SeriesGame.Status.FINISHED and series.finished_at == AT
+    assert series.status == Game.Status.FINISHED and series.finished_at == AT
     rows = {r.user.username: r for r in SeriesRating.objects.select_related("user")}
     assert all(r.last_rated_at == AT and MIN_DEVIATION <= r.deviation <= MAX_DEVIATION for r in rows.values())
     # Cid won both pairs from 1500 ± 58.6 (45 grown over 52 idle weeks) against two new players
@@ -181,8 +181,8 @@ def test_provisional_series_ratings_are_marked_and_kept_off_the_leaderboard():
     fresh = make_user("fresh")
     assert [is_provisional(SeriesRating.objects.get(user=u)) for u in (steady, edge, shaky, border)] == [
         False, False, True, True]
-    assert is_provisional(None) and display(None) == "1500?"
-    assert display(SeriesRating.objects.get(user=shaky)) == "1700?"
+    assert is_provisional(None) and series_display(None) == "1500?"
+    assert series_display(SeriesRating.objects.get(user=shaky)) == "1700?"
 
     lobby = Client().get("/series/").content.decode()
     start = lobby.index('id="leaderboard"')
@@ -195,18 +195,18 @@ def test_provisional_series_ratings_are_marked_and_kept_off_the_leaderboard():
         ("edgy", 1650.0, False), ("steady", 1612.4, False)]
 
     # an open series: its seats with their series ratings
-    series = svc.series_create(user=shaky, seats=4)
-    svc.series_join(user=steady, series_id=series.pk)
-    svc.series_join(user=fresh, series_id=series.pk)
-    page = Client().get(f"/series/{series.pk}/").content.decode()
+    series = svc.game_open(user=shaky, seats=4)
+    svc.game_join(user=steady, game_id=series.pk)
+    svc.game_join(user=fresh, game_id=series.pk)
+    page = Client().get(f"/games/{series.pk}/").content.decode()
     assert '<li>shaky <small class="rating">1700?</small></li>' in page
     assert '<li>steady <small class="rating">1612</small></li>' in page
     assert '<li>fresh <small class="rating">1500?</small></li>' in page
     # started (a house bot takes the last seat): the series table shows them too
-    svc.series_add_bot(user=shaky, series_id=series.pk, level="easy", rng=random.Random(4))
+    svc.game_add_bot(user=shaky, game_id=series.pk, level="easy", rng=random.Random(4))
     series.refresh_from_db()
-    assert series.status == SeriesGame.Status.ACTIVE
-    page = Client().get(f"/series/{series.pk}/").content.decode()
+    assert series.status == Game.Status.ACTIVE
+    page = Client().get(f"/games/{series.pk}/").content.decode()
     table = page[page.index('id="series-table"'):]
     assert 'shaky <small class="rating">1700?</small>' in table
     assert 'steady <small class="rating">1612</small>' in table

@@ -1,5 +1,6 @@
 """Reminder emails of series (issue 16): one per turn, the player's hours before the deadline
-but not before half the time is gone, as for two-player games (docs/clocks.md)."""
+but not before half the time is gone, as for two-player games (docs/clocks.md): since issue 25
+the same reminder, sent by the same sweep, as a two-player game's, worded for a series."""
 
 from __future__ import annotations
 
@@ -9,13 +10,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
-from games import services_series as svc
-from games.models import EmailLog
-from games.models_series import SeriesGame
-from games.tasks_series import sweep_series_clocks
+from games import services
+from games.models import EmailLog, Game
+from games.tasks import sweep_clocks
 
 from .factories import make_user
-from .series_play import play
+from .series_play import play, started
 
 T0 = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -23,7 +23,7 @@ DAY = timedelta(days=1)
 
 
 def reminders() -> list[EmailLog]:
-    return list(EmailLog.objects.filter(event="series_reminder").order_by("pk"))
+    return list(EmailLog.objects.filter(event="reminder").order_by("pk"))
 
 
 @pytest.mark.django_db
@@ -31,10 +31,7 @@ def test_the_player_to_move_is_reminded_once_per_turn_by_the_sweep(eager, mailou
                                                                     django_capture_on_commit_callbacks):
     users = [make_user(n) for n in ("ann", "bob", "cid")]
     with time_machine.travel(T0, tick=False), django_capture_on_commit_callbacks(execute=True):
-        series = svc.series_create(user=users[0], seats=3, days_per_move=1, grace_days=1)
-        for user in users[1:]:
-            svc.series_join(user=user, series_id=series.pk, rng=random.Random(5))
-    series.refresh_from_db()
+        series = started(users, seed=5, days_per_move=1, grace_days=1)
     mover = next(s.user for s in series.seats.all() if s.index == series.to_move)
     # lost on time at T0 + 2 days; 24 hours before it (the default) is T0 + 1 day, not before halfway
     assert series.deadline == T0 + 2 * DAY and series.reminder_at == T0 + DAY
@@ -42,20 +39,23 @@ def test_the_player_to_move_is_reminded_once_per_turn_by_the_sweep(eager, mailou
     for hours in (6, 23):
         with time_machine.travel(T0 + timedelta(hours=hours), tick=False), \
                 django_capture_on_commit_callbacks(execute=True):
-            sweep_series_clocks()
+            sweep_clocks()
     assert reminders() == [], "not due yet"
     for hours in (25, 30, 40):  # due: sent at the first sweep after, once
         with time_machine.travel(T0 + timedelta(hours=hours), tick=False), \
                 django_capture_on_commit_callbacks(execute=True):
-            sweep_series_clocks()
+            sweep_clocks()
     sent = reminders()
-    assert [(e.user_id, e.data) for e in sent] == [(mover.pk, {"series": series.pk})]
-    mail = [m for m in mailoutbox if m.to == [mover.email]]
-    assert len(mail) == 1 and mail[0].subject.startswith(f"Reminder: your move in series {series.pk} is due ")
-    assert f"/series/{series.pk}/" in mail[0].body and "R18" in mail[0].body
+    assert [(e.user_id, e.data) for e in sent] == [(mover.pk, {"game": series.pk})]
+    # (the one sweep also sent the held your-turn email of the first turn, at its first run)
+    assert [m.subject for m in mailoutbox if m.to == [mover.email] and m.subject.startswith("Your turn")] == [
+        f"Your turn in series {series.series_number} (race A)"]
+    mail = [m for m in mailoutbox if m.to == [mover.email] and m.subject.startswith("Reminder")]
+    assert len(mail) == 1 and mail[0].subject.startswith(f"Reminder: your move in series {series.series_number} is due ")
+    assert f"/games/{series.pk}/" in mail[0].body and "R18" in mail[0].body
     series.refresh_from_db()
     assert series.reminder_at is None and series.reminder_sent_at == T0 + timedelta(hours=25)
-    assert svc.series_remind(series_id=series.pk, now=T0 + timedelta(hours=41)) is False, "once per turn"
+    assert services.game_remind(game_id=series.pk, now=T0 + timedelta(hours=41)) is False, "once per turn"
 
     # the next turn gets its own reminder time
     with time_machine.travel(T0 + timedelta(hours=42), tick=False), django_capture_on_commit_callbacks(execute=True):
@@ -71,18 +71,17 @@ def test_no_reminder_for_a_house_bot_nor_after_the_end(django_capture_on_commit_
     ann = make_user("ann")
     bob = make_user("bob")
     with django_capture_on_commit_callbacks(execute=True):
-        series = svc.series_create(user=ann, seats=3)
-        svc.series_join(user=bob, series_id=series.pk)
-        svc.series_add_bot(user=ann, series_id=series.pk, level="easy", rng=random.Random(1))
+        series = services.game_open(user=ann, seats=3)
+        services.game_join(user=bob, game_id=series.pk)
+        services.game_add_bot(user=ann, game_id=series.pk, level="easy", rng=random.Random(1))
     series.refresh_from_db()
-    seats = list(series.seats.select_related("user"))
     for _ in range(30):
         series.refresh_from_db()
-        mover = svc.playing_seats(seats)[series.to_move].user
+        mover = series.player(series.to_move)
         if mover.is_bot:
             break
         play(series.pk, seed=2, stop=lambda engine, start=series.to_move: engine.to_move != start)
     assert mover.is_bot and series.reminder_at is None, "a house bot is not reminded"
     finished = play(series.pk, seed=2)
-    assert finished.status == SeriesGame.Status.FINISHED and finished.reminder_at is None
-    assert svc.series_remind(series_id=series.pk, now=finished.finished_at + 30 * DAY) is False
+    assert finished.status == Game.Status.FINISHED and finished.reminder_at is None
+    assert services.game_remind(game_id=series.pk, now=finished.finished_at + 30 * DAY) is False

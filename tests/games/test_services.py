@@ -26,7 +26,7 @@ def test_an_open_challenge_accepted_starts_a_game_with_the_chosen_colours():
     ann, bob = make_user("ann"), make_user("bob")
     challenge = services.challenge_create(user=ann, color="red", days_per_move=5, course_letter="B", lake_side="expert")
     game = services.challenge_accept(user=bob, challenge_id=challenge.pk)
-    assert game.red == ann and game.yellow == bob
+    assert game.player(1) == ann and game.player(0) == bob
     assert game.course_letter == "B" and game.lake_side == "expert" and game.days_per_move == 5
     assert game.phase == "place" and game.to_move == 0 and game.ply == 0
     assert game.dice_seed_sha256 == hashlib.sha256(bytes.fromhex(game.dice_seed)).hexdigest()
@@ -78,9 +78,9 @@ def test_yellow_places_first_and_red_moves_first():
     game = make_game()
     line = game.course.data["course"]["start_finish_cells"]
     with pytest.raises(NotYourTurn):
-        services.game_place(user=game.red, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
-    services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
-    result = services.game_place(user=game.red, game_id=game.pk, ply=1, cell=tuple(line[1]), heading=0)
+        services.game_place(user=game.player(1), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    result = services.game_place(user=game.player(1), game_id=game.pk, ply=1, cell=tuple(line[1]), heading=0)
     assert result["phase"] == "dice" and result["to_move"] == "red" and result["ply"] == 2
     assert [m.kind for m in game.moves.all()] == ["place", "place"]
 
@@ -90,7 +90,7 @@ def test_a_refused_placement_changes_nothing():
     before = snapshot(game)
     off_line = [0, 5]
     with pytest.raises(IllegalMoveError) as err:
-        services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(off_line), heading=0)
+        services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(off_line), heading=0)
     assert err.value.rule == "R5" and err.value.field == "cell"
     assert snapshot(game) == before
 
@@ -98,7 +98,7 @@ def test_a_refused_placement_changes_nothing():
 def test_the_server_rolls_from_the_committed_seed():
     """Fair dice: the values rolled at ply p are SeededDice(seed, p), whatever the client sends."""
     game = placed_game()
-    result = services.game_roll(user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
+    result = services.game_roll(user=game.player(1), game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
     expected = SeededDice(bytes.fromhex(game.dice_seed), 2).roll(1)
     assert result["rolled"] == list(expected)
     game.refresh_from_db()
@@ -109,7 +109,7 @@ def test_illegal_dice_choices_are_refused_with_the_rule_and_change_nothing():
     game = placed_game()
     before = snapshot(game)
     with pytest.raises(IllegalMoveError) as err:
-        services.game_roll(user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.KEEP))
+        services.game_roll(user=game.player(1), game_id=game.pk, ply=2, choice=DiceChoice(Change.KEEP))
     assert err.value.rule == "R6" and "first move" in err.value.message
     assert snapshot(game) == before
 
@@ -118,7 +118,7 @@ def test_a_stale_ply_is_refused():
     game = placed_game()
     before = snapshot(game)
     with pytest.raises(StalePly) as err:
-        services.game_roll(user=game.red, game_id=game.pk, ply=1, choice=DiceChoice(Change.ADD))
+        services.game_roll(user=game.player(1), game_id=game.pk, ply=1, choice=DiceChoice(Change.ADD))
     assert err.value.status == 409 and "ply 2" in err.value.message
     assert snapshot(game) == before
 
@@ -129,7 +129,7 @@ def test_only_players_move_and_only_on_their_turn():
     with pytest.raises(NotAPlayer):
         services.game_roll(user=stranger, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
     with pytest.raises(NotYourTurn):
-        services.game_roll(user=game.yellow, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
+        services.game_roll(user=game.player(0), game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))
 
 
 def test_a_whole_game_is_stored_as_its_replay():
@@ -172,13 +172,13 @@ def test_the_move_history_is_append_only():
 
 def test_a_retried_request_with_the_same_key_gets_the_first_answer():
     game = placed_game()
-    first = services.game_roll(user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD), idempotency_key="k1")
-    again = services.game_roll(user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD), idempotency_key="k1")
+    first = services.game_roll(user=game.player(1), game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD), idempotency_key="k1")
+    again = services.game_roll(user=game.player(1), game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD), idempotency_key="k1")
     assert again == first
     # placements, the roll, and the turn if its only direction was taken at once (R7)
     assert game.moves.count() == (3 if first["move"] is None else 4)
     with pytest.raises(Conflict):
-        services.game_resign(user=game.red, game_id=game.pk, idempotency_key="k1")
+        services.game_resign(user=game.player(1), game_id=game.pk, idempotency_key="k1")
 
 
 def test_resigning_ends_the_game_and_announces_it_after_commit(django_capture_on_commit_callbacks):
@@ -187,7 +187,7 @@ def test_resigning_ends_the_game_and_announces_it_after_commit(django_capture_on
     game_finished.connect(lambda sender, game_id, **kw: finished.append(game_id), weak=False, dispatch_uid="t")
     try:
         with django_capture_on_commit_callbacks(execute=False) as callbacks:
-            services.game_resign(user=game.yellow, game_id=game.pk)
+            services.game_resign(user=game.player(0), game_id=game.pk)
         assert finished == []  # not before the commit
         for callback in callbacks:
             callback()
@@ -195,9 +195,9 @@ def test_resigning_ends_the_game_and_announces_it_after_commit(django_capture_on
     finally:
         game_finished.disconnect(dispatch_uid="t")
     game.refresh_from_db()
-    assert game.over and game.winner == game.red and game.termination == "resign"
+    assert game.over and game.winner == game.player(1) and game.termination == "resign"
     with pytest.raises(GameIsOver) as err:
-        services.game_roll(user=game.red, game_id=game.pk, ply=game.ply, choice=DiceChoice(Change.ADD))
+        services.game_roll(user=game.player(1), game_id=game.pk, ply=game.ply, choice=DiceChoice(Change.ADD))
     assert err.value.status == 409
 
 
@@ -222,7 +222,7 @@ def test_a_finished_games_dice_check_out_and_a_changed_roll_is_found(capsys):
 def test_two_concurrent_submissions_give_one_move_and_one_refusal():
     for _ in range(5):
         game = placed_game(yellow=make_user(f"y{Game.objects.count()}"), red=make_user(f"r{Game.objects.count()}"))
-        roll = lambda game=game: services.game_roll(user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))  # noqa: E731
+        roll = lambda game=game: services.game_roll(user=game.player(1), game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD))  # noqa: E731
         results = race([roll, roll])
         ok = [r for r in results if isinstance(r, dict)]
         refused = [r for r in results if isinstance(r, StalePly)]
@@ -237,7 +237,7 @@ def test_two_concurrent_submissions_give_one_move_and_one_refusal():
 def test_concurrent_retries_with_one_key_give_the_same_answer():
     game = placed_game()
     roll = lambda: services.game_roll(  # noqa: E731
-        user=game.red, game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD), idempotency_key="same")
+        user=game.player(1), game_id=game.pk, ply=2, choice=DiceChoice(Change.ADD), idempotency_key="same")
     first, second = race([roll, roll])
     assert isinstance(first, dict) and first == second
     assert IdempotentRequest.objects.filter(key="same").count() == 1

@@ -31,7 +31,7 @@ def test_settings_page_saves_preferences_and_refuses_bad_ones():
 def test_vacation_from_the_settings_page_moves_the_deadline():
     game = make_game()
     client = Client()
-    client.login(username=game.yellow.username, password=PASSWORD)
+    client.login(username=game.player(0).username, password=PASSWORD)
     before = game.deadline
     assert client.post("/settings/", {"vacation_start": "1", "days": 3}).status_code == 302
     game.refresh_from_db()

@@ -59,7 +59,7 @@ def test_lobby_make_accept_and_cancel_challenges():
     response = b.post(f"/challenges/{challenge.pk}/accept/")
     game = Game.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
-    assert game.yellow == ann and game.lake_side == "expert" and game.days_per_move == 7
+    assert game.player(0) == ann and game.lake_side == "expert" and game.days_per_move == 7
     second = a.post("/lobby/", {"color": "random", "days_per_move": 3, "lake_side": "standard", "opponent": "bob"})
     assert second.status_code == 302
     pending = Challenge.objects.get(status="open")
@@ -88,7 +88,7 @@ def test_my_games_lists_games_where_it_is_your_turn_first():
 
 def test_placing_through_the_page():
     game = make_game()
-    yellow = logged_in(game.yellow)
+    yellow = logged_in(game.player(0))
     page = yellow.get(f"/games/{game.pk}/").content.decode()
     assert 'id="place-form"' in page and 'class="placeable"' in page
     cells = re.findall(r'name="cell" value="([-\d,]+)"', page)
@@ -101,14 +101,14 @@ def test_placing_through_the_page():
 
 def test_a_refused_move_on_the_page_shows_the_rule_and_changes_nothing():
     game = placed_game()
-    red = logged_in(game.red)
+    red = logged_in(game.player(1))
     before = snapshot(game)
     response = red.post(f"/games/{game.pk}/roll/", {"ply": 2, "change": "keep"})
     assert response.status_code == 400
     assert b"first move is forced" in response.content and b"(R6)" in response.content
     response = red.post(f"/games/{game.pk}/roll/", {"ply": 2})
     assert response.status_code == 400 and b"change:" in response.content
-    response = logged_in(game.yellow).post(f"/games/{game.pk}/roll/", {"ply": 2, "change": "add"})
+    response = logged_in(game.player(0)).post(f"/games/{game.pk}/roll/", {"ply": 2, "change": "add"})
     assert response.status_code == 403
     assert snapshot(game) == before
 
@@ -163,7 +163,7 @@ def test_replay_shows_an_earlier_position():
 
 def test_resign_with_confirmation_and_the_finished_page():
     game = play_until(placed_game(), lambda g: g.moves.count() >= 5)
-    yellow = logged_in(game.yellow)
+    yellow = logged_in(game.player(0))
     assert b"resign this game" in yellow.get(f"/games/{game.pk}/resign/").content
     assert yellow.post(f"/games/{game.pk}/resign/", {}).status_code == 400
     game.refresh_from_db()
@@ -178,7 +178,7 @@ def test_resign_with_confirmation_and_the_finished_page():
 
 def test_profile_and_record_download():
     game = play_until(placed_game(), lambda g: False)
-    page = Client().get(f"/players/{game.yellow.username}/")
+    page = Client().get(f"/players/{game.player(0).username}/")
     assert page.status_code == 200 and f"/games/{game.pk}/".encode() in page.content
     record = Client().get(f"/games/{game.pk}/record.json").json()
     assert record["result"]["reason"] == game.result_reason

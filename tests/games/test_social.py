@@ -28,7 +28,7 @@ def client_for(user) -> Client:
 
 def finished_game(**kwargs) -> Game:
     game = placed_game(**kwargs)
-    services.game_resign(user=game.red, game_id=game.pk)  # Yellow wins
+    services.game_resign(user=game.player(1), game_id=game.pk)  # Yellow wins
     game.refresh_from_db()
     return game
 
@@ -42,11 +42,11 @@ def test_players_chat_and_the_signal_carries_the_line(django_capture_on_commit_c
     chat_posted.connect(lambda sender, **kw: seen.append(kw), weak=False, dispatch_uid="test-chat")
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            line = services_social.chat_post(user=game.red, game_id=game.pk, text="  good luck!  ")
+            line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="  good luck!  ")
     finally:
         chat_posted.disconnect(dispatch_uid="test-chat")
     assert line.text == "good luck!"
-    assert seen == [{"game_id": game.pk, "message_id": line.pk, "user_id": game.red.pk, "signal": chat_posted}]
+    assert seen == [{"game_id": game.pk, "message_id": line.pk, "user_id": game.player(1).pk, "signal": chat_posted}]
 
 
 @pytest.mark.parametrize("text, why", [
@@ -56,14 +56,14 @@ def test_players_chat_and_the_signal_carries_the_line(django_capture_on_commit_c
 def test_bad_chat_lines_are_refused_naming_the_field(text, why):
     game = make_game()
     with pytest.raises(ServiceError) as refused:
-        services_social.chat_post(user=game.yellow, game_id=game.pk, text=text)
+        services_social.chat_post(user=game.player(0), game_id=game.pk, text=text)
     assert refused.value.field == "text" and why in refused.value.message
     assert ChatMessage.objects.count() == 0
 
 
 def test_a_spectator_cannot_chat_but_reads():
     game = make_game()
-    services_social.chat_post(user=game.yellow, game_id=game.pk, text="hello")
+    services_social.chat_post(user=game.player(0), game_id=game.pk, text="hello")
     spectator = make_user("sam")
     with pytest.raises(NotAPlayer):
         services_social.chat_post(user=spectator, game_id=game.pk, text="me too")
@@ -79,35 +79,35 @@ def test_a_spectator_cannot_chat_but_reads():
 
 def test_chat_is_escaped_on_output():
     game = make_game()
-    services_social.chat_post(user=game.yellow, game_id=game.pk, text='<script>alert("x")</script>')
+    services_social.chat_post(user=game.player(0), game_id=game.pk, text='<script>alert("x")</script>')
     page = Client().get(f"/games/{game.pk}/social/?part=1")
     assert b"<script>alert" not in page.content and b"&lt;script&gt;alert" in page.content
 
 
 def test_mute_hides_the_opponents_lines_from_the_muter_only():
     game = make_game()
-    services_social.chat_post(user=game.yellow, game_id=game.pk, text="from yellow")
-    services_social.chat_post(user=game.red, game_id=game.pk, text="from red")
-    services_social.chat_mute(user=game.yellow, game_id=game.pk)
-    services_social.chat_mute(user=game.yellow, game_id=game.pk)  # twice is harmless
-    assert [m.text for m in chat_of(game, game.yellow)] == ["from yellow"]
-    assert [m.text for m in chat_of(game, game.red)] == ["from yellow", "from red"]
+    services_social.chat_post(user=game.player(0), game_id=game.pk, text="from yellow")
+    services_social.chat_post(user=game.player(1), game_id=game.pk, text="from red")
+    services_social.chat_mute(user=game.player(0), game_id=game.pk)
+    services_social.chat_mute(user=game.player(0), game_id=game.pk)  # twice is harmless
+    assert [m.text for m in chat_of(game, game.player(0))] == ["from yellow"]
+    assert [m.text for m in chat_of(game, game.player(1))] == ["from yellow", "from red"]
     assert [m.text for m in chat_of(game, None)] == ["from yellow", "from red"]
-    services_social.chat_mute(user=game.yellow, game_id=game.pk, muted=False)
-    assert [m.text for m in chat_of(game, game.yellow)] == ["from yellow", "from red"]
+    services_social.chat_mute(user=game.player(0), game_id=game.pk, muted=False)
+    assert [m.text for m in chat_of(game, game.player(0))] == ["from yellow", "from red"]
     with pytest.raises(NotAPlayer):
         services_social.chat_mute(user=make_user("sam"), game_id=game.pk)
 
 
 def test_mute_and_report_through_the_site():
     game = make_game()
-    line = services_social.chat_post(user=game.red, game_id=game.pk, text="rude words")
-    yellow = client_for(game.yellow)
+    line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="rude words")
+    yellow = client_for(game.player(0))
     assert yellow.post(f"/games/{game.pk}/chat/mute/", {"mute": "1"}).status_code == 302
     assert b"rude words" not in yellow.get(f"/games/{game.pk}/social/?part=1").content
     assert yellow.post(f"/games/{game.pk}/chat/{line.pk}/report/", {"reason": "rude"}).status_code == 302
     report = ChatReport.objects.get()
-    assert (report.message, report.reporter, report.reason) == (line, game.yellow, "rude")
+    assert (report.message, report.reporter, report.reason) == (line, game.player(0), "rude")
     assert yellow.post(f"/games/{game.pk}/chat/{line.pk}/report/").status_code == 409  # once per line
     other = make_game(yellow=make_user("y2"), red=make_user("r2"))
     assert yellow.post(f"/games/{other.pk}/chat/{line.pk}/report/").status_code == 404  # not this game's line
@@ -115,22 +115,22 @@ def test_mute_and_report_through_the_site():
 
 def test_report_rules():
     game = make_game()
-    mine = services_social.chat_post(user=game.yellow, game_id=game.pk, text="hi")
+    mine = services_social.chat_post(user=game.player(0), game_id=game.pk, text="hi")
     with pytest.raises(ServiceError, match="your own"):
-        services_social.chat_report(user=game.yellow, message_id=mine.pk)
+        services_social.chat_report(user=game.player(0), message_id=mine.pk)
     with pytest.raises(NotAPlayer):
         services_social.chat_report(user=make_user("sam"), message_id=mine.pk)
     with pytest.raises(NotFound):
-        services_social.chat_report(user=game.red, message_id=mine.pk + 100)
+        services_social.chat_report(user=game.player(1), message_id=mine.pk + 100)
     with pytest.raises(ServiceError):
-        services_social.chat_report(user=game.red, message_id=mine.pk, reason="x" * 201)
+        services_social.chat_report(user=game.player(1), message_id=mine.pk, reason="x" * 201)
     assert ChatReport.objects.count() == 0
 
 
 def test_reports_are_listed_in_the_admin(admin_client):
     game = make_game()
-    line = services_social.chat_post(user=game.red, game_id=game.pk, text="spam spam")
-    services_social.chat_report(user=game.yellow, message_id=line.pk, reason="spam")
+    line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="spam spam")
+    services_social.chat_report(user=game.player(0), message_id=line.pk, reason="spam")
     page = admin_client.get("/admin/games/chatreport/")
     assert page.status_code == 200 and b"spam spam" in page.content
 
@@ -140,32 +140,32 @@ def test_reports_are_listed_in_the_admin(admin_client):
 
 def test_a_rematch_swaps_colours_keeps_settings_and_the_opponent_accepts():
     game = finished_game()
-    offer = services_social.game_rematch(user=game.red, game_id=game.pk)
+    offer = services_social.game_rematch(user=game.player(1), game_id=game.pk)
     assert isinstance(offer, Challenge)
-    assert (offer.created_by, offer.opponent, offer.color) == (game.red, game.yellow, "yellow")  # red was red
+    assert (offer.created_by, offer.opponent, offer.color) == (game.player(1), game.player(0), "yellow")  # red was red
     assert (offer.days_per_move, offer.grace_days, offer.lake_side, offer.rated) == (
         game.days_per_move, game.grace_days, game.lake_side, game.rated)
     with pytest.raises(Conflict):
-        services_social.game_rematch(user=game.red, game_id=game.pk)  # one offer at a time
+        services_social.game_rematch(user=game.player(1), game_id=game.pk)  # one offer at a time
     # the other player's "rematch" accepts it
-    new = services_social.game_rematch(user=game.yellow, game_id=game.pk)
-    assert isinstance(new, Game) and (new.yellow, new.red) == (game.red, game.yellow)
+    new = services_social.game_rematch(user=game.player(0), game_id=game.pk)
+    assert isinstance(new, Game) and (new.player(0), new.player(1)) == (game.player(1), game.player(0))
     with pytest.raises(Conflict, match="played already"):
-        services_social.game_rematch(user=game.red, game_id=game.pk)
+        services_social.game_rematch(user=game.player(1), game_id=game.pk)
 
 
 def test_a_rematch_is_accepted_like_any_challenge():
     game = finished_game()
-    offer = services_social.game_rematch(user=game.yellow, game_id=game.pk)
-    new = services.challenge_accept(user=game.red, challenge_id=offer.pk)
-    assert (new.yellow, new.red) == (game.red, game.yellow)
+    offer = services_social.game_rematch(user=game.player(0), game_id=game.pk)
+    new = services.challenge_accept(user=game.player(1), challenge_id=offer.pk)
+    assert (new.player(0), new.player(1)) == (game.player(1), game.player(0))
 
 
 def test_who_cannot_rematch():
     game = placed_game()
     with pytest.raises(Conflict, match="once the game is over"):
-        services_social.game_rematch(user=game.yellow, game_id=game.pk)
-    services.game_resign(user=game.red, game_id=game.pk)
+        services_social.game_rematch(user=game.player(0), game_id=game.pk)
+    services.game_resign(user=game.player(1), game_id=game.pk)
     stranger = make_user("sam")
     with pytest.raises(NotAPlayer):
         services_social.game_rematch(user=stranger, game_id=game.pk)
@@ -181,16 +181,16 @@ def test_a_rematch_against_a_house_bot_starts_at_once():
     game = make_game(yellow=human, red=bot)
     services.game_resign(user=human, game_id=game.pk)
     new = services_social.game_rematch(user=human, game_id=game.pk)
-    assert isinstance(new, Game) and (new.yellow, new.red) == (bot, human)
+    assert isinstance(new, Game) and (new.player(0), new.player(1)) == (bot, human)
 
 
 def test_rematch_through_the_site():
     game = finished_game()
-    red = client_for(game.red)
+    red = client_for(game.player(1))
     assert red.post(f"/games/{game.pk}/rematch/").status_code == 302
-    part = client_for(game.yellow).get(f"/games/{game.pk}/social/?part=1").content.decode()
+    part = client_for(game.player(0)).get(f"/games/{game.pk}/social/?part=1").content.decode()
     assert "Accept roland" in part
-    answer = client_for(game.yellow).post(f"/games/{game.pk}/rematch/")
+    answer = client_for(game.player(0)).post(f"/games/{game.pk}/rematch/")
     new = Game.objects.latest("pk")
     assert answer.status_code == 302 and answer["Location"] == f"/games/{new.pk}/"
 
@@ -244,10 +244,10 @@ def test_player_search_folds_case_and_look_alikes():
 
 def test_results_from_the_viewers_side_in_my_games():
     game = finished_game()
-    assert outcome(game, game.yellow) == "won" and outcome(game, game.red) == "lost"
+    assert outcome(game, game.player(0)) == "won" and outcome(game, game.player(1)) == "lost"
     assert outcome(game, make_user("sam")) is None
-    assert 'data-outcome="won"' in client_for(game.yellow).get("/games/").content.decode()
-    assert 'data-outcome="lost"' in client_for(game.red).get("/games/").content.decode()
+    assert 'data-outcome="won"' in client_for(game.player(0)).get("/games/").content.decode()
+    assert 'data-outcome="lost"' in client_for(game.player(1)).get("/games/").content.decode()
 
 
 def test_profiles_and_tournament_pairings_show_the_result_from_the_right_side():
@@ -255,21 +255,21 @@ def test_profiles_and_tournament_pairings_show_the_result_from_the_right_side():
     from django.template import Context, Template
 
     game = finished_game()  # Yellow won
-    page = Client().get(f"/players/{game.red.username}/").content.decode()
+    page = Client().get(f"/players/{game.player(1).username}/").content.decode()
     assert 'data-outcome="lost"' in page  # the profile's player lost it
     tag = Template("{% load social %}{% pairing_result_for_viewer code red yellow %}")
 
     def shown(code, viewer):
-        return tag.render(Context({"code": code, "red": game.red.pk, "yellow": game.yellow.pk, "user": viewer}))
+        return tag.render(Context({"code": code, "red": game.player(1).pk, "yellow": game.player(0).pk, "user": viewer}))
 
-    assert 'data-outcome="won"' in shown("1", game.red) and 'data-outcome="lost"' in shown("1", game.yellow)
-    assert 'data-outcome="won"' in shown("-", game.yellow) and 'data-outcome="draw"' in shown("=", game.red)
-    assert shown("1", make_user("sam")) == "" and shown("1", AnonymousUser()) == "" and shown("", game.red) == ""
+    assert 'data-outcome="won"' in shown("1", game.player(1)) and 'data-outcome="lost"' in shown("1", game.player(0))
+    assert 'data-outcome="won"' in shown("-", game.player(0)) and 'data-outcome="draw"' in shown("=", game.player(1))
+    assert shown("1", make_user("sam")) == "" and shown("1", AnonymousUser()) == "" and shown("", game.player(1)) == ""
 
 
 def test_the_lobby_lists_your_recent_games_with_their_result():
     game = finished_game()
-    page = client_for(game.red).get("/lobby/").content.decode()
+    page = client_for(game.player(1)).get("/lobby/").content.decode()
     assert 'id="recent-games"' in page and 'data-outcome="lost"' in page and f"/games/{game.pk}/" in page
     assert 'id="recent-games"' not in client_for(make_user("sam")).get("/lobby/").content.decode()
 
@@ -281,11 +281,11 @@ def test_a_player_writes_at_most_ten_lines_a_minute():
     start = timezone.now()
     with time_machine.travel(start, tick=False):
         for n in range(services_social.CHAT_BURST):
-            services_social.chat_post(user=game.yellow, game_id=game.pk, text=f"line {n}")
+            services_social.chat_post(user=game.player(0), game_id=game.pk, text=f"line {n}")
         with pytest.raises(services_social.TooFast) as refused:
-            services_social.chat_post(user=game.yellow, game_id=game.pk, text="one too many")
+            services_social.chat_post(user=game.player(0), game_id=game.pk, text="one too many")
         assert refused.value.status == 429 and refused.value.field == "text"
-        services_social.chat_post(user=game.red, game_id=game.pk, text="the opponent still writes")
+        services_social.chat_post(user=game.player(1), game_id=game.pk, text="the opponent still writes")
     with time_machine.travel(start + timedelta(seconds=61), tick=False):
-        services_social.chat_post(user=game.yellow, game_id=game.pk, text="a minute later")
-    assert ChatMessage.objects.filter(user=game.yellow).count() == services_social.CHAT_BURST + 1
+        services_social.chat_post(user=game.player(0), game_id=game.pk, text="a minute later")
+    assert ChatMessage.objects.filter(user=game.player(0)).count() == services_social.CHAT_BURST + 1

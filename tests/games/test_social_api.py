@@ -27,13 +27,13 @@ def post(client: Client, url: str, body=None):
 
 def test_chat_through_the_api():
     game = make_game()
-    answer = post(api(game.yellow), f"/api/games/{game.pk}/chat/", {"text": "hello <b>red</b>"})
+    answer = post(api(game.player(0)), f"/api/games/{game.pk}/chat/", {"text": "hello <b>red</b>"})
     assert answer.status_code == 201 and answer.json()["text"] == "hello <b>red</b>"
-    assert answer.json()["user"] == game.yellow.username
+    assert answer.json()["user"] == game.player(0).username
     read = api().get(f"/api/games/{game.pk}/chat/").json()  # anyone reads
     assert [line["text"] for line in read["lines"]] == ["hello <b>red</b>"]
     assert read["can_write"] is False and read["muted"] is False
-    assert api(game.red).get(f"/api/games/{game.pk}/chat/").json()["can_write"] is True
+    assert api(game.player(1)).get(f"/api/games/{game.pk}/chat/").json()["can_write"] is True
 
 
 @pytest.mark.parametrize("body, field", [
@@ -42,7 +42,7 @@ def test_chat_through_the_api():
 ])
 def test_bad_chat_bodies_are_refused_naming_the_field(body, field):
     game = make_game()
-    answer = post(api(game.yellow), f"/api/games/{game.pk}/chat/", body)
+    answer = post(api(game.player(0)), f"/api/games/{game.pk}/chat/", body)
     if field is None:  # unknown keys are ignored, as everywhere in the API
         assert answer.status_code == 201
         return
@@ -52,8 +52,8 @@ def test_bad_chat_bodies_are_refused_naming_the_field(body, field):
 
 def test_a_spectator_cannot_chat_mute_report_or_rematch():
     game = placed_game()
-    line = services_social.chat_post(user=game.red, game_id=game.pk, text="hi")
-    services.game_resign(user=game.red, game_id=game.pk)
+    line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="hi")
+    services.game_resign(user=game.player(1), game_id=game.pk)
     sam = api(make_user("sam"))
     assert post(sam, f"/api/games/{game.pk}/chat/", {"text": "me"}).json()["code"] == "not_a_player"
     assert post(sam, f"/api/games/{game.pk}/chat/mute/", {"muted": True}).status_code == 403
@@ -66,8 +66,8 @@ def test_a_spectator_cannot_chat_mute_report_or_rematch():
 
 def test_mute_and_report_through_the_api():
     game = make_game()
-    line = services_social.chat_post(user=game.red, game_id=game.pk, text="rude")
-    yellow = api(game.yellow)
+    line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="rude")
+    yellow = api(game.player(0))
     assert post(yellow, f"/api/games/{game.pk}/chat/mute/", {"muted": 1}).status_code == 400  # a JSON boolean only
     assert post(yellow, f"/api/games/{game.pk}/chat/mute/", {"muted": True}).json() == {"muted": True}
     read = yellow.get(f"/api/games/{game.pk}/chat/").json()
@@ -80,16 +80,16 @@ def test_mute_and_report_through_the_api():
 
 def test_rematch_through_the_api():
     game = placed_game()
-    early = post(api(game.red), f"/api/games/{game.pk}/rematch/")
+    early = post(api(game.player(1)), f"/api/games/{game.pk}/rematch/")
     assert early.status_code == 409 and early.json()["code"] == "conflict"
-    services.game_resign(user=game.red, game_id=game.pk)
-    offer = post(api(game.red), f"/api/games/{game.pk}/rematch/")
+    services.game_resign(user=game.player(1), game_id=game.pk)
+    offer = post(api(game.player(1)), f"/api/games/{game.pk}/rematch/")
     assert offer.status_code == 201 and offer.json()["game"] is None
     challenge = offer.json()["challenge"]
-    assert challenge["opponent"] == game.yellow.username and challenge["color"] == "yellow"
-    started = post(api(game.yellow), f"/api/challenges/{challenge['id']}/accept/")
+    assert challenge["opponent"] == game.player(0).username and challenge["color"] == "yellow"
+    started = post(api(game.player(0)), f"/api/challenges/{challenge['id']}/accept/")
     assert started.status_code == 201
-    assert (started.json()["yellow"], started.json()["red"]) == (game.red.username, game.yellow.username)
+    assert (started.json()["yellow"], started.json()["red"]) == (game.player(1).username, game.player(0).username)
 
 
 def test_next_game_watch_and_player_search():
@@ -124,9 +124,9 @@ def test_the_schema_documents_the_new_operations():
 
 def test_game_lists_say_won_lost_or_draw_from_your_side():
     game = placed_game()
-    services.game_resign(user=game.red, game_id=game.pk)
-    assert api(game.yellow).get("/api/games/").json()["results"][0]["your_result"] == "won"
-    assert api(game.red).get("/api/games/").json()["results"][0]["your_result"] == "lost"
+    services.game_resign(user=game.player(1), game_id=game.pk)
+    assert api(game.player(0)).get("/api/games/").json()["results"][0]["your_result"] == "won"
+    assert api(game.player(1)).get("/api/games/").json()["results"][0]["your_result"] == "lost"
     going = make_game(yellow=make_user("y2"), red=make_user("r2"))
     assert api().get("/api/games/watch/").json()["results"][0] == {**api().get("/api/games/watch/").json()[
         "results"][0], "id": going.pk, "your_result": None}

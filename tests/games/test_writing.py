@@ -37,12 +37,12 @@ def test_inserts_and_updates_store_what_the_orm_would(way):
     game = placed_game()
     seat = Seat.objects.get(game=game, index=0)
     now = timezone.now()
-    rows = [Move(game=game, ply=game.ply, seat=0, user=game.yellow, kind=Move.Kind.ROLL, number=1, rolled_at=now,
+    rows = [Move(game=game, ply=game.ply, seat=0, user=game.player(0), kind=Move.Kind.ROLL, number=1, rolled_at=now,
                  created_at=now, choice={"change": "add", "reroll": []}, dice_before=[1], rolled=[2, 3], dice=[2, 3],
                  notation="1. Y +1 (2 3)"),
-            Move(game=game, ply=game.ply + 1, seat=0, user=game.yellow, kind=Move.Kind.TURN, number=1, created_at=now,
+            Move(game=game, ply=game.ply + 1, seat=0, user=game.player(0), kind=Move.Kind.TURN, number=1, created_at=now,
                  direction=2, path=[[1, 2], [2, 2]], final=[2, 2], heading=2, rounded=[1], notation="1. Y 2")]
-    email = EmailLog(user=game.red, event="your_turn", key=f"game:{game.pk}:ply:99", data={"game": game.pk},
+    email = EmailLog(user=game.player(1), event="your_turn", key=f"game:{game.pk}:ply:99", data={"game": game.pk},
                      send_after=now + timedelta(seconds=120))
     seat.dice, seat.damage, seat.entries = [2, 3], 1, [[0, 1]]
     game.ply, game.to_move, game.pending = game.ply + 2, 1, {"roll": None}
@@ -105,7 +105,7 @@ def test_a_failing_statement_undoes_the_whole_step(way):
     now = timezone.now()
     writes = Writes()
     writes.update(seat, ["damage"])
-    writes.insert([Move(game=game, ply=taken.ply, seat=0, user=game.yellow, kind=Move.Kind.ROLL, created_at=now,
+    writes.insert([Move(game=game, ply=taken.ply, seat=0, user=game.player(0), kind=Move.Kind.ROLL, created_at=now,
                         rolled_at=now, notation="x")])
     with pytest.raises(IntegrityError), transaction.atomic():
         writes.send()

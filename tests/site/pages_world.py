@@ -18,9 +18,8 @@ import time_machine
 from django.urls import reverse
 from django.utils import timezone
 
-from games import services, services_series
-from games.models import Rating
-from games.models_series import SeriesRating
+from games import services
+from games.models import Rating, SeriesRating
 from tests.games.factories import greedy_action, make_game, make_user, placed_game
 from tests.games.series_play import play
 from tournaments import services as swiss
@@ -66,10 +65,10 @@ def build() -> dict[str, Any]:
             "rating": 1480 + 23 * i, "deviation": 70, "series": 5 + i, "wins": 2, "last_rated_at": now})
 
     # series: one open (bruno's), one being played by anna, long and zed0 (some moves made)
-    open_series = services_series.series_create(user=bruno, seats=4)
-    played = services_series.series_create(user=anna, seats=3, rated=False, score_variant=True)
+    open_series = services.game_open(user=bruno, seats=4)
+    played = services.game_open(user=anna, seats=3, rated=False, score_variant=True)
     for u in (long, zeds[0]):
-        services_series.series_join(user=u, series_id=played.pk, rng=random.Random(3))
+        services.game_join(user=u, game_id=played.pk, rng=random.Random(3))
     plies = iter(range(10_000))
     play(played.pk, seed=2, stop=lambda engine: next(plies) >= 16)
 
@@ -94,7 +93,7 @@ def build() -> dict[str, Any]:
     formats.round_robin_start(round_robin_id=rounds.pk, now=T0)
     rounds_group = Group.objects.get(round_robin=rounds)
     for g in rounds_group.games.filter(round=1).select_related("game"):
-        services.game_resign(user=g.game.red, game_id=g.game_id)
+        services.game_resign(user=g.game.player(1), game_id=g.game_id)
     formats.group_advance(group_id=rounds_group.pk, now=T0 + timedelta(days=1))  # the receiver may have done it
     rounds_group.refresh_from_db()
     assert rounds_group.current_round == 2
@@ -120,8 +119,8 @@ def build() -> dict[str, Any]:
         ("game: watched", reverse("game", args=[watched.pk]), True),
         ("watch", reverse("watch"), True),
         ("series lobby", reverse("series_lobby"), True),
-        ("series", reverse("series", args=[played.pk]), True),
-        ("series: open", reverse("series", args=[open_series.pk]), True),
+        ("series", reverse("game", args=[played.pk]), True),
+        ("series: open", reverse("game", args=[open_series.pk]), True),
         ("tournaments", reverse("tournaments"), True),
         ("tournament (Swiss)", reverse("tournament", args=[swiss_t.pk]), True),
         ("round-robins", reverse("round_robins"), True),

@@ -1,8 +1,8 @@
 """Backup and restore as docs/backup.md says, its commands run as written there: a site with a
 finished game, a resigned one and a finished series of three players is backed up while another
 game is being played move after move (the site running), the backup is restored in a fresh
-place, and ``verify_games`` and ``verify_series``, run there as commands, find every game and
-series whole. On the embedded default (SQLite in POWERBOATS_VAR_DIR, WAL mode), and on
+place, and ``verify_games``, run there as a command, finds every game whole, the series (a game
+of the boxed rules) among them. On the embedded default (SQLite in POWERBOATS_VAR_DIR, WAL mode), and on
 PostgreSQL with pg_dump -Fc and pg_restore into a new database, dropped afterwards."""
 
 from __future__ import annotations
@@ -55,16 +55,16 @@ DATABASE_URL=$NEW_DATABASE_URL .venv/bin/python manage.py migrate --noinput
 POPULATE = """
 import random, django
 django.setup()
-from games import services, services_series
+from games import services
 from tests.games.factories import make_user, placed_game, play_until
 from tests.games.series_play import play
 ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
 assert play_until(placed_game(yellow=ann, red=bob, seed=3), lambda g: False).over
 resigned = play_until(placed_game(yellow=bob, red=cid, seed=5), lambda g: g.ply >= 20)
 services.game_resign(user=cid, game_id=resigned.pk)
-series = services_series.series_create(user=ann, seats=3)
-services_series.series_join(user=bob, series_id=series.pk)
-services_series.series_join(user=cid, series_id=series.pk, rng=random.Random(16))
+series = services.game_open(user=ann, seats=3)
+services.game_join(user=bob, game_id=series.pk)
+services.game_join(user=cid, game_id=series.pk, rng=random.Random(16))
 assert play(series.pk).status == "finished"
 """
 # "The site running": a game played move after move, a new one when it ends, until told to stop.
@@ -132,12 +132,16 @@ def playing(env: dict[str, str], tmp_path: Path) -> Iterator[None]:
                 writer.wait()
 
 
-def assert_restored_copy_verifies(env: dict[str, str], games: int) -> None:
-    """verify_games and verify_series on the restored copy: every game and the series whole."""
-    assert games >= 3  # the two played before the backup, and the one being played
+# every game, and the finished series among them (a game of the boxed rules)
+COUNTS = "SELECT COUNT(*), COUNT(CASE WHEN ruleset = 'boxed' AND status = 'finished' THEN 1 END) FROM games_game"
+
+
+def assert_restored_copy_verifies(env: dict[str, str], games: int, series: int) -> None:
+    """verify_games on the restored copy: every game and the series whole."""
+    assert series == 1  # the series played out before the backup
+    assert games >= 4  # the two games played before the backup, the series, and the one being played
     manage = [sys.executable, str(ROOT / "manage.py")]
     assert run([*manage, "verify_games"], env).strip() == f"{games} games checked, 0 with a mismatch"
-    assert run([*manage, "verify_series"], env).strip() == "ok: 1 series replay"
 
 
 def test_sqlite_backed_up_while_a_game_is_played_restores_elsewhere_and_verifies(tmp_path):
@@ -167,8 +171,8 @@ def test_sqlite_backed_up_while_a_game_is_played_restores_elsewhere_and_verifies
         documented(SQLITE_RESTORE, elsewhere, restored)
         assert (elsewhere / "var" / "secret_key").read_text() == (site / "var" / "secret_key").read_text()
         with sqlite3.connect(elsewhere / "var" / "db.sqlite3") as db:
-            games = db.execute("SELECT COUNT(*) FROM games_game").fetchone()[0]
-        assert_restored_copy_verifies(restored, games)
+            games, series = db.execute(COUNTS).fetchone()
+        assert_restored_copy_verifies(restored, games, series)
 
 
 @pytest.mark.postgres
@@ -194,7 +198,7 @@ def test_postgres_dumped_while_a_game_is_played_restores_into_a_new_database_and
         documented(PG_RESTORE, tmp_path, {**server_env, "SITE_ROLE": db["USER"], "NEW_DATABASE_URL": restored[
             "DATABASE_URL"]}, powerboats_restored=name)
         with psycopg.connect(restored["DATABASE_URL"]) as pg:
-            games = pg.execute("SELECT COUNT(*) FROM games_game").fetchone()[0]
-        assert_restored_copy_verifies(restored, games)
+            games, series = pg.execute(COUNTS).fetchone()
+        assert_restored_copy_verifies(restored, games, series)
     finally:
         subprocess.run(["dropdb", "--if-exists", name], env=server_env, capture_output=True, timeout=120)

@@ -20,9 +20,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games import services, services_series, services_social
-from games.models import EmailLog
-from games.models_series import SeriesGame
+from games import services, services_social
+from games.models import EmailLog, Game
 from games.notifications import message_for, unsubscribe_token
 from tests.games.factories import make_user, placed_game
 from tournaments import services as swiss
@@ -159,23 +158,23 @@ VISITOR_PAGES = ["home", "rules", "login", "signup", "password_reset", "help", "
                  "round_robins", "series_lobby", "watch", "player_search"]
 
 
-def series_world(w) -> dict[str, SeriesGame]:
+def series_world(w) -> dict[str, Game]:
     """An open series (bruno's, anna may join), one being played by anna, bruno and zed0, and
     one that is over (its result as the engine words it, games.engine.series)."""
     anna, bruno = w["anna"], w["bruno"]
     zed = type(anna).objects.get(username="zed0")
-    waiting = services_series.series_create(user=bruno, seats=4)
-    played = services_series.series_create(user=anna, seats=3, rated=False, score_variant=True)
+    waiting = services.game_open(user=bruno, seats=4)
+    played = services.game_open(user=anna, seats=3, rated=False, score_variant=True)
     for u in (bruno, zed):
-        services_series.series_join(user=u, series_id=played.pk, rng=random.Random(3))
-    over = services_series.series_create(user=bruno, seats=3)
+        services.game_join(user=u, game_id=played.pk, rng=random.Random(3))
+    over = services.game_open(user=bruno, seats=3)
     for u in (anna, zed):
-        services_series.series_join(user=u, series_id=over.pk, rng=random.Random(4))
-    SeriesGame.objects.filter(pk=over.pk).update(status=SeriesGame.Status.FINISHED,
-                                                  result_reason="Red and Orange share first place with 9 points",
-                                                  result_code="series_shared",
-                                                  result_params={"colors": ["red", "orange"], "points": 9,
-                                                                 "ended_after": None})
+        services.game_join(user=u, game_id=over.pk, rng=random.Random(4))
+    Game.objects.filter(pk=over.pk).update(status=Game.Status.FINISHED,
+                                           result_reason="Red and Orange share first place with 9 points",
+                                           result_code="series_shared",
+                                           result_params={"colors": ["red", "orange"], "points": 9,
+                                                          "ended_after": None})
     return {"waiting": waiting, "played": played, "over": over}
 
 
@@ -185,7 +184,7 @@ def social_pages(w) -> list[str]:
     services_social.chat_post(user=w["bruno"], game_id=w["over"].pk, text="ciao anna")
     return [
         reverse("home"), reverse("rules"), reverse("series_lobby"),
-        *(reverse("series", args=[s.pk]) for s in series.values()),
+        *(reverse("game", args=[s.pk]) for s in series.values()),
         reverse("watch"), reverse("player_search") + "?q=an", reverse("player_search") + "?q=qqq",
         reverse("game_social", args=[w["over"].pk]) + "?part=1", reverse("game_social", args=[w["game"].pk]) + "?part=1",
         reverse("game_social", args=[w["over"].pk]), reverse("unsubscribe", args=[unsubscribe_token(w["anna"])]),
@@ -327,8 +326,8 @@ def emails(world) -> list[EmailLog]:
                      "competition_default": True, "group": "Level 1", "opponent_name": "bruno", "color": "Red"}),
     ]
     series = series_world(world)
-    data += [("series_turn", {"series": series["played"].pk}), ("series_reminder", {"series": series["played"].pk}),
-             ("series_over", {"series": series["over"].pk})]
+    data += [("your_turn", {"game": series["played"].pk}), ("reminder", {"game": series["played"].pk}),
+             ("game_over", {"game": series["over"].pk})]
     return [EmailLog.objects.create(user=anna, event=event, key=f"test:{i}", data=d) for i, (event, d) in enumerate(data)]
 
 
@@ -425,21 +424,20 @@ def test_a_token_client_gets_the_players_language_once_it_is_set(world) -> None:
 
 
 def test_the_series_and_chat_refusals_are_translated(world) -> None:
-    """The refusals of the merged services (games/services_series.py, services_social.py) reach
-    the player in their language: the awaited phase (R6) and the status are words, not codes."""
+    """The refusals of the merged services (games/services.py, services_social.py) reach the
+    player in their language: the awaited phase (R6) and the status are words, not codes."""
     from games.engine.dice import Change, DiceChoice
     from games.errors import ServiceError
 
     series = series_world(world)
-    played = SeriesGame.objects.get(pk=series["played"].pk)  # the first boat is placed first (R16)
+    played = Game.objects.get(pk=series["played"].pk)  # the first boat is placed first (R16)
     mover = played.seats.get(index=played.to_move).user
     with translation.override("de"):
         with pytest.raises(ServiceError) as refused:
-            services_series.series_roll(user=mover, series_id=played.pk, ply=played.ply,
-                                        choice=DiceChoice(Change.ADD))
-        assert refused.value.message == "die Serie wartet auf „Boot einsetzen“, nicht auf eine Würfelwahl"
+            services.game_roll(user=mover, game_id=played.pk, ply=played.ply, choice=DiceChoice(Change.ADD))
+        assert refused.value.message == "die Partie erwartet Boot einsetzen, keine Würfelwahl"  # as a game's (R6)
         with pytest.raises(ServiceError) as refused:
-            services_series.series_join(user=world["bruno"], series_id=series["over"].pk)
+            services.game_join(user=world["bruno"], game_id=series["over"].pk)
         assert refused.value.message == "die Serie ist beendet: die Plätze können sich nicht mehr ändern"
     with translation.override("it"):
         with pytest.raises(ServiceError) as refused:

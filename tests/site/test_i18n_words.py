@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from games import services_series
+from games import services
 from games.reasons import result_text
 from games.rules_examples import legend
 from tests.games.factories import make_game, make_user
@@ -75,7 +75,7 @@ def test_the_buoys_and_damage_columns_are_translated() -> None:
 def test_compass_letters_are_translated_on_the_game_page() -> None:
     game = make_game()  # Yellow places
     client = Client()
-    client.force_login(game.yellow)
+    client.force_login(game.player(0))
     for language, letters in {"en": ["E", "NE", "NW", "W", "SW", "SE"], "de": ["O", "NO", "NW", "W", "SW", "SO"],
                               "it": ["E", "NE", "NO", "O", "SO", "SE"]}.items():
         html = page(f"/games/{game.pk}/", language, client)
@@ -86,18 +86,16 @@ def test_compass_letters_are_translated_on_the_game_page() -> None:
 def test_counts_of_one_are_singular_in_every_language() -> None:
     game = make_game()
     client = Client()
-    client.force_login(game.yellow)
+    client.force_login(game.player(0))
     line = game.course.data["course"]["start_finish_cells"]
-    from games import services
-
-    services.game_place(user=game.yellow, game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
+    services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)
     for language, text in {"en": "now (1 action)", "de": "jetzt (1 Aktion)", "it": "ora (1 azione)"}.items():
         assert text in page(f"/games/{game.pk}/", language, client), language
 
     ann = make_user("ann")
-    series = services_series.series_create(user=ann, seats=3, days_per_move=1)
+    series = services.game_open(user=ann, seats=3, days_per_move=1)
     for language, text in {"en": "1 day per move", "de": "1 Tag pro Zug", "it": "1 giorno per mossa"}.items():
-        assert text in page(f"/series/{series.pk}/", language, client), language
+        assert text in page(f"/games/{series.pk}/", language, client), language
         assert text in page("/series/", language, client), language
 
     for language, text in {"en": "Yellow wins the series with 1 point", "de": "Gelb gewinnt die Serie mit 1 Punkt",

@@ -18,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("game_ids", nargs="*", type=int, help="games to check (default: every finished game)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        games = Game.objects.filter(status=Game.Status.FINISHED).select_related("yellow", "red")
+        games = Game.objects.filter(status=Game.Status.FINISHED)
         if options["game_ids"]:
             games = games.filter(pk__in=options["game_ids"])
             missing = set(options["game_ids"]) - set(games.values_list("pk", flat=True))

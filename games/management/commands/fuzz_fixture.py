@@ -25,6 +25,7 @@ class Command(BaseCommand):
         others = [User.objects.create_user(f"rival{i}", f"rival{i}@example.com", "fuzz-password-1") for i in range(3)]
         fresh = services.game_create(yellow=me, red=others[0])
         placed = services.game_create(yellow=others[1], red=me)
+        assert placed.course is not None
         line = placed.course.data["course"]["start_finish_cells"]
         services.game_place(user=others[1], game_id=placed.pk, ply=0, cell=tuple(line[0]), heading=0)
         services.game_place(user=me, game_id=placed.pk, ply=1, cell=tuple(line[2]), heading=0)
@@ -43,12 +44,10 @@ class Command(BaseCommand):
         # fuzzer and two rivals, 3 opened by the fuzzer
         import random
 
-        from games import services_series
-
-        open_series = services_series.series_create(user=others[0], seats=4)
-        playing = services_series.series_create(user=others[1], seats=3)
-        services_series.series_join(user=me, series_id=playing.pk)
-        services_series.series_join(user=others[2], series_id=playing.pk, rng=random.Random(5))
-        services_series.series_create(user=me, seats=5)
+        open_series = services.game_open(user=others[0], seats=4)
+        playing = services.game_open(user=others[1], seats=3)
+        services.game_join(user=me, game_id=playing.pk)
+        services.game_join(user=others[2], game_id=playing.pk, rng=random.Random(5))
+        services.game_open(user=me, seats=5)
         del fresh, open_series
         self.stdout.write(Token.objects.create(user=me).key)

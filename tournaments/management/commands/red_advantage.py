@@ -6,9 +6,10 @@ import math
 from typing import Any
 
 from django.core.management.base import BaseCommand
-from django.db.models import F
+from django.db.models import Exists, OuterRef
 
 from games.glicko2 import Rating, expected_score
+from games.models import Seat
 from tournaments.models import RatingChange
 
 
@@ -16,7 +17,8 @@ class Command(BaseCommand):
     help = "Red's score in finished rated games, against what the ratings expected."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        rows = RatingChange.objects.filter(game__red_id=F("user_id"))
+        red = Seat.objects.filter(game=OuterRef("game"), user=OuterRef("user"), index=1)  # Red moves first
+        rows = RatingChange.objects.filter(Exists(red))
         games = 0
         score = expected = 0.0
         for change in rows.iterator(chunk_size=2000):
