@@ -6,7 +6,7 @@ adjudicated; series finished and rated, in race B with a player who resigned and
 its direction, with a player who lost on time, with a house bot, of rules version 1, open in the
 lobby, cancelled; their idempotency keys, ratings, emails, live events, "seen live" marks), and
 what that code served about each: its record, its state as a player and as a spectator see it,
-each player's lists. It was made by tests/migration/make_old_world.py at e2b1730 (the last
+each player's lists. It was made by tests/migration/make_old_world.py at b7f171f (the last
 commit with the series tables; run by hand, then removed with them).
 
 Here the rows are written at migration 0019 as they were, the migrations run, and then: every
