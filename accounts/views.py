@@ -39,5 +39,5 @@ def set_language(request: HttpRequest) -> HttpResponse:
     response = i18n.set_language(request)
     language = request.POST.get("language", "")
     if request.user.is_authenticated and language and check_for_language(language):
-        user_set_language(user=request.user, language=language)  # type: ignore[arg-type]
+        user_set_language(user=request.user, language=language)
     return response

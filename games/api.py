@@ -753,4 +753,4 @@ class ObtainToken(ObtainAuthToken):
                                                                 "(Retry-After)")},
                    summary="Get your API token")
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]
+        return super().post(request, *args, **kwargs)

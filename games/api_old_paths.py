@@ -8,7 +8,7 @@ a series is a game there, with ``ruleset`` "boxed" and its ``series`` number."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
@@ -55,7 +55,10 @@ from .payloads import series_summary
 from .ratings import is_provisional, series_leaderboard
 from .selectors import game_id_of_series, open_series_and_mine
 
-S = serializers.Serializer  # type: ignore[type-arg]
+if TYPE_CHECKING:
+    S = serializers.Serializer[Any]  # DRF's serializers are generic in its stubs only
+else:
+    S = serializers.Serializer
 SERIES_COLOR = api_enums.SERIES_COLOR
 RACE = api_enums.RACE_LETTER
 MOVE_ERRORS = errors(403, 409, e403="not a player in this series, or not your turn",

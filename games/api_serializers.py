@@ -7,7 +7,7 @@ stage (bin/fuzz) checks every answer against them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rest_framework import serializers
 
@@ -17,7 +17,10 @@ from . import api_enums
 from .api_enums import DIRECTION_NAME, PLAYER_COLOR, SERIES_COLOR
 from .models import Game, LakeSide, Move, Ruleset
 
-S = serializers.Serializer  # type: ignore[type-arg]
+if TYPE_CHECKING:
+    S = serializers.Serializer[Any]  # DRF's serializers are generic in its stubs only
+else:
+    S = serializers.Serializer
 COLORS = PLAYER_COLOR  # a two-player game's boats
 ANY_COLOR = SERIES_COLOR  # a boat of any game (the boxed game has six)
 RACE = api_enums.RACE_LETTER

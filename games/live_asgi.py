@@ -141,7 +141,7 @@ class Gate:
         descriptors (one per stream; some are kept for the database, the pages and the logs)."""
         files = open_file_limit()
         spare = max(64, files // 20)
-        return max(1, min(settings.LIVE_STREAMS_PER_PROCESS, files - spare))
+        return max(1, min(int(settings.LIVE_STREAMS_PER_PROCESS), files - spare))
 
     def full(self, address: str | None) -> str | None:
         """Whether a stream from this address would be refused whoever asks: ``process``,

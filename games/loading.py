@@ -52,7 +52,7 @@ def model_part(model: type[Model], alias: str, names: Sequence[str] | None = Non
         tuple(connection.ops.get_db_converters(col) + f.get_db_converters(connection))  # type: ignore[attr-defined]
         for f, col in zip(fields, cols, strict=True)
     )
-    return Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols)  # type: ignore[arg-type]
+    return Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols)
 
 
 @lru_cache(maxsize=8)
@@ -155,7 +155,7 @@ def rows_where(model: type[Model], column: str, values: Sequence[Any], names: Se
     if not values:
         return []
     if names is not None:
-        names = tuple(dict.fromkeys((model._meta.pk.name, *names)))  # type: ignore[union-attr]
+        names = tuple(dict.fromkeys((model._meta.pk.name, *names)))
     sql, part = _select(model, connection.vendor, names, column, len(values))
     with connection.cursor() as cursor:
         cursor.execute(sql, list(values))

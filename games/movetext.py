@@ -161,7 +161,7 @@ def long_forms(rows: Sequence[Row], colors: Sequence[str],
         if row.kind == "place":
             cell = tuple(row.final) if row.final is not None else None
             line = per_race[min(race, len(per_race) - 1)] if per_race else None
-            number = line.get(cell) if line is not None and cell is not None else None  # type: ignore[call-overload]
+            number = line.get(cell) if line is not None and cell is not None else None
             out.append(describe_placement(color=color, start_cell=number, heading=row.heading or 0))
             headings[(race, row.seat)] = row.heading
         elif row.kind == "roll":

@@ -142,7 +142,7 @@ def unsubscribe_link_use(*, user: Any, mode: str) -> bool:
 
 
 def absolute(path: str) -> str:
-    return settings.SITE_URL + path
+    return str(settings.SITE_URL) + path
 
 
 Email = tuple[Any, str, str, dict[str, Any]]  # user, event, key, data

@@ -27,6 +27,7 @@ from accounts.names import control_characters
 
 from . import services
 from .errors import Conflict, NotAPlayer, NotFound, ServiceError
+from .house import is_house_bot
 from .models import CHAT_MAX_LENGTH, COLORS, Challenge, ChatMessage, ChatMute, ChatReport, Game
 from .signals import chat_posted
 
@@ -148,6 +149,6 @@ def game_rematch(*, user: Any, game_id: int) -> Challenge | Game:
     )
     challenge.rematch_of = game
     challenge.save(update_fields=["rematch_of"])
-    if services.is_house_bot(opponent):
+    if is_house_bot(opponent):
         return services.challenge_accept(user=opponent, challenge_id=challenge.pk)
     return challenge

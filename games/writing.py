@@ -50,8 +50,8 @@ def _insert_sql(model: type[Model], vendor: str, rows: int) -> tuple[str, Fields
            f"VALUES {', '.join([one] * rows)}")
     returning = bool(connection.features.can_return_rows_from_bulk_insert)
     if returning:
-        sql += f" RETURNING {qn(model._meta.pk.column)}"  # type: ignore[union-attr]
-    return sql, fields, returning  # type: ignore[return-value]
+        sql += f" RETURNING {qn(model._meta.pk.column)}"
+    return sql, fields, returning
 
 
 @lru_cache(maxsize=256)

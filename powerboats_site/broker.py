@@ -32,6 +32,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from kombu.exceptions import ChannelError
 from kombu.transport import TRANSPORT_ALIASES, filesystem
 from kombu.transport.virtual import Empty
 from kombu.utils.json import dumps, loads
@@ -135,7 +136,7 @@ def recover(broker: Path) -> int:
     return restored
 
 
-class Channel(filesystem.Channel):  # type: ignore[misc]
+class Channel(filesystem.Channel):
     """kombu's filesystem channel with atomic writes, claimed messages and a ``bad/`` folder."""
 
     _last_recovery = 0.0
@@ -159,7 +160,7 @@ class Channel(filesystem.Channel):  # type: ignore[misc]
         try:
             write_atomically(Path(self.data_folder_out) / name, dumps(payload).encode(), self.tmp_folder)
         except OSError as exc:
-            raise filesystem.ChannelError(f"Cannot add message {name!r} to the queue") from exc
+            raise ChannelError(f"Cannot add message {name!r} to the queue") from exc
 
     # --- consuming ------------------------------------------------------------------
     def _get(self, queue: str, timeout: float | None = None) -> Any:
@@ -260,7 +261,7 @@ class Channel(filesystem.Channel):  # type: ignore[misc]
         self._edit_table(exchange, lambda table: [r for r in table if r != row])
 
 
-class Transport(filesystem.Transport):  # type: ignore[misc]
+class Transport(filesystem.Transport):
     Channel = Channel
     driver_type = "folder"
     driver_name = "folder"

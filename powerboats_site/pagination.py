@@ -20,7 +20,7 @@ class Pages(PageNumberPagination):
         return super().paginate_queryset(queryset, request, view)
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
-        return super().get_paginated_response_schema(schema)  # type: ignore[no-any-return]
+        return super().get_paginated_response_schema(schema)
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         params: list[dict[str, Any]] = super().get_schema_operation_parameters(view)

@@ -67,7 +67,7 @@ class PatternCharField(StatedPattern, serializers.CharField):
     pass
 
 
-class AutoSchema(openapi.AutoSchema):  # type: ignore[misc]
+class AutoSchema(openapi.AutoSchema):
     def _map_serializer_field(self, field: Any, direction: Any, bypass_extensions: bool = False) -> Any:
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         pattern = getattr(field, "schema_pattern", None)

@@ -23,7 +23,7 @@ env = environ.Env()
 def _secret_key() -> str:
     """SECRET_KEY from the environment, else one generated once and kept in var/."""
     if env.str("SECRET_KEY", default=""):
-        return env.str("SECRET_KEY")
+        return str(env.str("SECRET_KEY"))
     path = VAR_DIR / "secret_key"
     if not path.exists():
         path.write_text(secrets.token_urlsafe(50))

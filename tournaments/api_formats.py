@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, QuerySet
 from django.urls import path
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
@@ -341,7 +341,7 @@ def _round_robin(pk: int) -> RoundRobin:
     return rr
 
 
-def competitions() -> Any:
+def competitions() -> QuerySet[Competition]:
     """Competitions with their number of registered players and of seasons (one query)."""
     return Competition.objects.annotate(member_count=Count("members", filter=Q(members__active=True), distinct=True),
                                         season_count=Max("seasons__number"))
