@@ -373,6 +373,10 @@ class GameList(generics.ListAPIView):  # type: ignore[type-arg]
     serializer_class = GameListItem
     pagination_class = Pages
 
+    def get_serializer_class(self) -> Any:
+        """The list's items; what a POST takes (OPTIONS describes it)."""
+        return OpenIn if self.request is not None and self.request.method == "POST" else GameListItem
+
     @extend_schema(responses=GAME_ITEM, summary="My games, of every ruleset: your turn first")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
@@ -495,7 +499,8 @@ class GameRecord(APIView):
 
 
 LOBBY_ERRORS = errors(403, 409, e403="not allowed to you (only the creator starts or cancels)",
-                      e409="the series has started or is cancelled, or it cannot start yet")
+                      e409="the series has started or is cancelled, it cannot start yet, or that house bot has its "
+                           "seat already")
 
 
 class GameJoin(APIView):

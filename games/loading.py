@@ -13,47 +13,19 @@ request.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Field, Model
 
+from .db.reading import Part, instance_of, model_part
 from .models import CourseDrawing, Game, Seat
-from .writing import column_field
 
 # the user columns a game needs of its players (not their password hashes and the rest)
 PLAYER_FIELDS = ("username", "is_bot", "bot_level", "email", "email_mode", "time_zone", "reminder_hours",
                  "vacation_until")
-
-Converter = Callable[[Any, Any, Any], Any]
-
-
-@dataclass(frozen=True)
-class Part:
-    model: type[Model]
-    alias: str
-    fields: tuple[Field[Any, Any], ...]
-    attnames: tuple[str, ...]
-    converters: tuple[tuple[Converter, ...], ...]
-    col: tuple[Any, ...]
-
-
-def model_part(model: type[Model], alias: str, names: Sequence[str] | None = None) -> Part:
-    """The columns of a model (or only ``names``) under a table alias, with their converters."""
-    # in the model's field order: Model.from_db expects the values of a partial load in that order
-    fields = tuple(f for f in model._meta.concrete_fields if names is None or f.name in names)
-    cols = tuple(f.get_col(alias) for f in fields)
-    converters = tuple(
-        # Field.get_db_converters is Django's (missing from django-stubs)
-        tuple(connection.ops.get_db_converters(col) + f.get_db_converters(connection))  # type: ignore[attr-defined]
-        for f, col in zip(fields, cols, strict=True)
-    )
-    return Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols)
-
 
 @lru_cache(maxsize=8)
 def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[Part, ...]]:
@@ -76,16 +48,6 @@ def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[P
     if lock and connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF g"  # the game row only; on SQLite the transaction itself is the lock
     return sql, parts
-
-
-def instance_of(part: Part, values: Sequence[Any]) -> Any:
-    """A model instance from its part's values in a row, as the ORM would make it."""
-    converted = []
-    for value, converters, col in zip(values, part.converters, part.col, strict=True):
-        for convert in converters:
-            value = convert(value, col, connection)
-        converted.append(value)
-    return part.model.from_db(connection.alias, list(part.attnames), converted)
 
 
 def game_and_seats(game_id: int, *, lock: bool = False) -> tuple[Game, list[Seat]] | None:
@@ -136,28 +98,3 @@ def _game(rows: Sequence[Sequence[Any]], parts: tuple[Part, ...]) -> tuple[Game,
     return game, game.seat_list()
 
 
-@lru_cache(maxsize=32)
-def _select(model: type[Model], vendor: str, names: tuple[str, ...] | None, column: str, count: int
-            ) -> tuple[str, Part]:
-    part = model_part(model, "m", names)
-    qn = connection.ops.quote_name
-    columns = ", ".join(f"m.{qn(f.column)}" for f in part.fields)
-    where = column_field(model, column).column
-    values = ", ".join(["%s"] * count)
-    return f"SELECT {columns} FROM {qn(model._meta.db_table)} m WHERE m.{qn(where)} IN ({values})", part
-
-
-def rows_where(model: type[Model], column: str, values: Sequence[Any], names: Sequence[str] | None = None
-               ) -> list[Any]:
-    """The rows of ``model`` whose ``column`` is one of ``values`` (in no order), with only the
-    fields ``names`` (and the key; the others deferred, as ``.only()``): the small reads of
-    every game page and API GET, without compiling them each time."""
-    if not values:
-        return []
-    if names is not None:
-        names = tuple(dict.fromkeys((model._meta.pk.name, *names)))
-    sql, part = _select(model, connection.vendor, names, column, len(values))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, list(values))
-        rows = cursor.fetchall()
-    return [instance_of(part, row) for row in rows]

@@ -30,11 +30,11 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 from accounts.services import user_set_email_mode
 
 from . import live
+from .db.writing import Writes
 from .house import is_house_bot
 from .models import Challenge, EmailLog, Game
 from .reasons import color_name, group_text, outcome_text, place_text, rank_text, result_of, title_text
 from .signals import emails_recorded
-from .writing import Writes
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -153,7 +153,7 @@ def record(emails: list[Email], hold: timedelta | None = None, writes: Writes | 
     published for sending when the transaction commits — or, with ``hold``, left for the clock
     sweep to send once that time has passed (``send_after``). The caller guarantees the keys
     are new (it holds the lock of what the emails are about); use :func:`notify` otherwise.
-    With ``writes`` the rows join the caller's other writes (games.writing), sent with them."""
+    With ``writes`` the rows join the caller's other writes (games.db.writing), sent with them."""
     send_after = timezone.now() + hold if hold else None
     rows = [EmailLog(user=user, event=event, key=key, data=data, send_after=send_after)
             for user, event, key, data in emails if user.wants_email(event)]

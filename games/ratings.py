@@ -22,8 +22,8 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from . import glicko2
+from .db.writing import Writes
 from .models import PROVISIONAL_DEVIATION, Game, Rating, RatingChange, Seat, SeriesRating, SeriesRatingChange
-from .writing import Writes
 
 User = get_user_model()
 RATING_PERIOD = timedelta(days=7)  # a player's deviation grows by one idle period per week without rated games
@@ -137,7 +137,7 @@ RATING_FIELDS = ("rating", "deviation", "volatility", "games", "wins", "draws", 
 def rate_game(game: Game, seats: Sequence[Seat] | None = None, writes: Writes | None = None) -> bool:
     """Update both players' ratings for a finished game, once. Call inside the transaction that
     finished it (``games.services._finish``), with its seats if they are loaded; with ``writes``
-    the new ratings and their history join the move's other writes (games.writing)."""
+    the new ratings and their history join the move's other writes (games.db.writing)."""
     if not is_rated(game, seats) or RatingChange.objects.filter(game=game).exists():
         return False
     at = game.finished_at or game.updated_at

@@ -23,7 +23,7 @@ from typing import ClassVar
 from games.engine import SERIES_COLORS, GameState, Series
 from games.engine.match import Match
 
-from .loading import rows_where
+from .db.reading import rows_where
 from .models import Game, Move, Ruleset, Seat
 from .state import course_of, courses_of, playing, replay, state_of
 

@@ -10,7 +10,8 @@ from django.db.models import Case, Exists, IntegerField, OuterRef, Prefetch, Q, 
 
 from games.engine import Series
 
-from .loading import game_and_seats, game_seats_and_drawing, rows_where
+from .db.reading import rows_where
+from .loading import game_and_seats, game_seats_and_drawing
 from .models import Challenge, Game, Move, Rating, Seat
 from .payloads import game_detail, series_detail
 from .rulesets import match_of

@@ -21,7 +21,7 @@ An action on a game reads as its phases (docs/architecture.md), the same for eve
 4. **record** — the rows are appended (one per ply: a unique constraint), only the changed
    columns of the game and its seats are written, the clocks move on, and the emails and the
    live event the action causes are recorded in the same transaction (one statement on
-   PostgreSQL: games.writing);
+   PostgreSQL: games.db.writing);
 5. **finish** — if the game is over, :func:`_finish` (the only place that finishes a game)
    rates it and records the game-over emails and its live end;
 6. **publish** — after the commit, events (``games.signals``) tell the receivers
@@ -48,12 +48,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.engine import DiceChoice, Phase, SeededDice, Termination, new_course, new_courses
+from games.engine.bot import LEVELS
 from games.engine.match import Match
 from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
 from . import clock, idempotency, live, notifications, ratings
+from .db.writing import Writes
 from .errors import (
     Conflict,
     GameIsOver,
@@ -99,7 +101,6 @@ from .state import (
     stored_course,
     turn_row,
 )
-from .writing import Writes
 
 User = get_user_model()
 
@@ -380,10 +381,13 @@ def game_add_bot(*, user: Any, game_id: int, level: str, rng: random.Random | No
     game, seats = _locked_open(game_id)
     if game.created_by_id != user.pk:
         raise NotAPlayer(_("only the player who opened a series can add a bot"), "series")
+    if level not in LEVELS:
+        raise ServiceError(_("there is no %(level)s bot here: use one of %(value)s")
+                           % {"level": level, "value": ", ".join(LEVELS)}, "level")
     bot = User.objects.filter(is_bot=True, bot_level=level).exclude(pk__in=[s.user_id for s in seats]) \
         .order_by("username").first()
-    if bot is None or not is_house_bot(bot):
-        raise ServiceError(_("there is no free %s house bot for this series") % level, "level")
+    if bot is None:  # each house bot plays once per series: this one has its seat already
+        raise Conflict(_("there is no free %s house bot for this series") % level, "level")
     seats.append(Seat.objects.create(game=game, user=bot))
     _seats_taken(game, seats, rng)
     return game
@@ -560,7 +564,7 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
     game_before = _values(game, GAME_FIELDS)
     seats_before = [_values(s, SEAT_FIELDS) for s in seats]
     had_turn, was_over = game.to_move, game.over
-    writes = Writes()  # sent together (games.writing): one round trip on PostgreSQL
+    writes = Writes()  # sent together (games.db.writing): one round trip on PostgreSQL
     writes.insert(step.rows)
     store_state(game, seats, step.match)
     finished = game.over and not was_over

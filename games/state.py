@@ -49,8 +49,8 @@ from games.engine.record import (
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
+from .db.writing import column_field
 from .models import Game, LakeCourse, Move, Seat, seat_order
-from .writing import column_field
 
 # Parsed courses kept per process. A course is built lazily (games.engine.course) from its compact
 # form (games.engine.compact) in ~0.1 ms and takes ~35 KB before play; the cache spares the

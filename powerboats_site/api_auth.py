@@ -4,7 +4,7 @@ a token client gets its refusals' ``message`` in the player's language, else in 
 of ``Accept-Language``; the ``code`` never changes.
 
 Every API request starts here, so the read of the token and its user is put together once per
-process (games.loading) instead of compiled by the ORM each time; it answers as DRF's does."""
+process (games.db.reading) instead of compiled by the ORM each time; it answers as DRF's does."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
-from games.loading import Part, instance_of, model_part
+from games.db.reading import Part, instance_of, model_part
 
 from .middleware import use_players_language
 

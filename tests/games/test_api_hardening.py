@@ -162,3 +162,13 @@ def test_the_schema_documents_errors_and_the_real_shapes():
     assert tournaments["schema"]["type"] == "array"
     ids = [op["operationId"] for path in schema["paths"].values() for op in path.values() if "operationId" in op]
     assert len(ids) == len(set(ids))
+
+
+def test_options_of_the_games_list_describes_opening_a_series():
+    """OPTIONS /api/games/ (DRF's metadata of the list and of its POST): what a POST takes, never
+    a 5xx (the fuzz stage found one when the list's items and the POST had one serializer)."""
+    from .factories import client_for, make_user
+
+    answer = client_for(make_user("options")).options("/api/games/")
+    assert answer.status_code == 200, answer.content
+    assert {"ruleset", "seats", "days_per_move"} <= set(answer.json()["actions"]["POST"])

@@ -56,9 +56,9 @@ def test_one_bot_of_each_strength_is_said_up_front_and_a_seated_one_is_not_offer
     page = client_of(ann).get(f"/games/{series.pk}/").content.decode()
     assert '<option value="normal" disabled>normal (already playing)</option>' in page
     assert '<option value="easy" selected>easy</option>' in page
-    # asking for it anyway (an old page) is refused, and says why
+    # asking for it anyway (an old page) is refused as a conflict with the series as it stands, and says why
     refused = client_of(ann).post(f"/games/{series.pk}/lobby/bot/", {"level": "normal"})
-    assert refused.status_code == 400 and "there is no free normal house bot for this series" in refused.content.decode()
+    assert refused.status_code == 409 and "there is no free normal house bot for this series" in refused.content.decode()
     svc.game_add_bot(user=ann, game_id=series.pk, level="easy")
     page = client_of(ann).get(f"/games/{series.pk}/").content.decode()
     assert '<option value="strong" selected>strong</option>' in page

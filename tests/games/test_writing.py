@@ -1,4 +1,4 @@
-"""games.writing sends a step's writes together, by SQL it writes itself from the models: what it
+"""games.db.writing sends a step's writes together, by SQL it writes itself from the models: what it
 stores must be exactly what the ORM's ``bulk_create`` and ``save(update_fields=…)`` store, on
 PostgreSQL in one statement and elsewhere one by one (both ways are run here)."""
 
@@ -12,8 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import writing
+from games.db.writing import Writes
 from games.models import EmailLog, Game, Move, Seat
-from games.writing import Writes
 
 from .factories import make_user, placed_game
 
