@@ -45,12 +45,12 @@ def fill(players: int, games: int, seed: int) -> None:
     from accounts.models import User
     from accounts.names import name_key
     from bench._fill import Copy
-    from games import glicko2
     from games.engine import new_course
     from games.models import Game, Seat
-    from games.ratings import MAX_DEVIATION, MIN_DEVIATION, RATING_PERIOD
+    from games.ratings import glicko2
+    from games.ratings.models import Rating, RatingChange
+    from games.ratings.services import MAX_DEVIATION, MIN_DEVIATION, RATING_PERIOD
     from games.state import course_data, stored_course
-    from tournaments.models import Rating, RatingChange
 
     rng = random.Random(seed)
     course = stored_course(course_data(new_course("standard", "A", random.Random(seed))))  # every game's
@@ -179,7 +179,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import Client
 
-    from tournaments.models import Rating
+    from games.ratings.models import Rating
 
     if not (args.keep and Rating.objects.exists()):
         print(f"filling {args.database}: {args.players:,} players, {args.games:,} games")

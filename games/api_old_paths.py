@@ -52,7 +52,7 @@ from .api_serializers import (
 from .errors import NotFound
 from .models import Game
 from .payloads import series_summary
-from .ratings import is_provisional, series_leaderboard
+from .ratings.selectors import is_provisional, series_leaderboard
 from .selectors import game_id_of_series, open_series_and_mine
 
 if TYPE_CHECKING:

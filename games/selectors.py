@@ -12,8 +12,9 @@ from games.engine import Series
 
 from .db.reading import rows_where
 from .loading import game_and_seats, game_seats_and_drawing
-from .models import Challenge, Game, Move, Rating, Seat
+from .models import Challenge, Game, Move, Seat
 from .payloads import game_detail, series_detail
+from .ratings.models import Rating
 from .rulesets import match_of
 
 
@@ -110,6 +111,27 @@ def detail_of(game: Game, seats: list[Seat], user: Any = None) -> dict[str, Any]
     match = match_of(game, seats)
     assert isinstance(match, Series)
     return series_detail(game, seats, match, history(game), user)
+
+
+def rated_games_in_order() -> QuerySet[Game]:
+    """The rated two-player games that ended, in the order they did, with their seats
+    (games.ratings.services.recompute_all replays them)."""
+    return (
+        Game.objects.filter(status=Game.Status.FINISHED, rated=True, series_number__isnull=True)
+        .exclude(termination="")
+        .order_by("finished_at", "pk")
+        .prefetch_related("seats")
+    )
+
+
+def head_to_head(user: Any, opponent: Any) -> dict[str, int]:
+    """The two-player games between two players and how they went."""
+    games = Game.objects.filter(plays_in(user), plays_in(opponent), status=Game.Status.FINISHED,
+                                series_number__isnull=True)
+    wins = games.filter(winner=user).count()
+    losses = games.filter(winner=opponent).count()
+    total = games.count()
+    return {"games": total, "wins": wins, "losses": losses, "draws": total - wins - losses}
 
 
 def live_games(limit: int = 5) -> list[Game]:

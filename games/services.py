@@ -54,7 +54,7 @@ from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
-from . import clock, idempotency, live, notifications, ratings
+from . import clock, idempotency, live, notifications
 from .db.writing import Writes
 from .errors import (
     Conflict,
@@ -85,6 +85,7 @@ from .models import (
     Seat,
 )
 from .payloads import option_json, placement_json
+from .ratings.services import rate
 from .reasons import result_of
 from .rulesets import BOXED, rules_of
 from .signals import challenge_changed, challenge_made, game_finished, game_started, move_made
@@ -608,7 +609,7 @@ def _finish(game: Game, seats: Sequence[Seat], writes: Writes) -> None:
     pool of its ruleset), record the game-over emails and its live ``finish`` event (all with the
     move's other writes), and publish ``game_finished`` after the commit (tournaments close their
     rounds)."""
-    ratings.rate(game, playing(seats), writes)
+    rate(game, playing(seats), writes)
     notifications.record(notifications.game_over(game), writes=writes)
     players, winner = game.player_ids, game.winner_id
     writes.insert([live.new_event(kind=LiveEvent.Kind.FINISH, game_id=game.pk, users=players, winner=winner,

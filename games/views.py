@@ -50,8 +50,8 @@ from .models import Game, Move
 from .movetext import long_forms
 from .notifications import BadToken, unsubscribe_link_use, unsubscribe_token, user_from_token
 from .payloads import action_entries, series_detail, series_summary, shown_rows
-from .ratings import display as rating_display
-from .ratings import series_display, series_leaderboard, shown_series_ratings
+from .ratings.selectors import display as rating_display
+from .ratings.selectors import series_display, series_leaderboard, shown_series_ratings
 from .rules_examples import examples, legend
 from .rulesets import match_of
 from .selectors import (

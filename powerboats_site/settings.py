@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "csp",
     "accounts",
     "games",
+    "games.ratings",  # the two-player and multi-player ratings (docs/ratings.md)
     "tournaments",
 ]
 

@@ -24,13 +24,14 @@ from games import api_enums
 from games.api import AsSent, Flag
 from games.errors import NotFound, ServiceError
 from games.models import LakeSide
-from games.ratings import display as rating_display
+from games.ratings.models import Rating
+from games.ratings.selectors import display as rating_display
 from powerboats_site.pagination import Pages
 from powerboats_site.schema import StatedPattern, errors
 from powerboats_site.strict import StrictInput, StrictModelInput
 
 from . import selectors, services
-from .models import TOURNAMENT_SETTINGS, Rating, Tournament
+from .models import TOURNAMENT_SETTINGS, Tournament
 from .standings import TIEBREAKS
 
 User = get_user_model()

@@ -1,5 +1,5 @@
-"""Ratings (Glicko-2, docs/ratings.md), Swiss tournaments (issue 7), round-robin tournaments and the
-Competition (issue 15)."""
+"""Swiss tournaments (issue 7), round-robin tournaments and the Competition (issue 15). Ratings
+are the ratings app's (games.ratings)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,10 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-# Ratings live with games (finishing a game rates it); re-exported for the leaderboards here.
-from games.models import PROVISIONAL_DEVIATION, Rating, RatingChange
-
 from .standings import DEFAULT_ORDER, parse_order
 
 __all__ = [
-    "PROVISIONAL_DEVIATION", "Competition", "CompetitionMember", "Entry", "Group", "GroupGame", "GroupPlayer", "Rating",
-    "RatingChange", "Registration", "Round", "RoundRobin", "RoundRobinEntry", "Season", "Tournament",
+    "Competition", "CompetitionMember", "Entry", "Group", "GroupGame", "GroupPlayer", "Registration", "Round", "RoundRobin", "RoundRobinEntry", "Season", "Tournament",
 ]
 
 

@@ -12,9 +12,10 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from games.models import Seat
+from games.ratings.models import PROVISIONAL_DEVIATION, Rating, RatingChange
 
 from . import standings, trf
-from .models import PROVISIONAL_DEVIATION, Entry, Rating, RatingChange, Registration, Round, RoundRobin, Tournament
+from .models import Entry, Registration, Round, RoundRobin, Tournament
 
 ACTIVE_DAYS = 90  # the leaderboard shows players with a rated game in this many days
 MIN_GAMES_FOR_POINTS = 5

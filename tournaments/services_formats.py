@@ -35,8 +35,9 @@ from accounts.names import validate_display_name
 from games import services as game_services
 from games.engine import new_course
 from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
-from games.models import DAYS_PER_MOVE, GRACE_DAYS, Game, Rating
+from games.models import DAYS_PER_MOVE, GRACE_DAYS, Game
 from games.notifications import notify
+from games.ratings.models import Rating
 from games.state import course_data
 
 from . import berger

@@ -10,9 +10,10 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from games import services as game_services
+from games.ratings.models import Rating
 
 from . import services
-from .models import Rating, Round, Tournament
+from .models import Round, Tournament
 
 User = get_user_model()
 

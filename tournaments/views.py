@@ -12,14 +12,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games.errors import ServiceError
-from games.ratings import display as rating_display
-from games.ratings import head_to_head
-from games.selectors import games_of
+from games.ratings.models import RatingChange
+from games.ratings.selectors import display as rating_display
+from games.selectors import games_of, head_to_head
 
 from . import selectors, services
 from .forms import TournamentForm
 from .labels import TIEBREAK_LABELS as TIEBREAKS
-from .models import RatingChange, Tournament
+from .models import Tournament
 
 User = get_user_model()
 

@@ -234,7 +234,8 @@ def test_an_action_after_the_deadline_loses_on_time_and_counts_for_nothing(actio
     time exactly as the sweep would end it (result, reason, rating, emails once), the action
     answers time_over (409) and nothing of it is stored."""
     from games.errors import TimeOver
-    from games.models import Move, RatingChange
+    from games.models import Move
+    from games.ratings.models import RatingChange
 
     if action == "place":
         game = new_game()
@@ -311,7 +312,8 @@ def test_a_late_move_racing_the_sweep_and_two_sweeps_racing_give_one_outcome(dja
     """Threads on PostgreSQL, many rounds: a late move against two sweeps at the same moment.
     Exactly one time-out is recorded, the move never counts, one rating, emails once."""
     from games.errors import TimeOver
-    from games.models import EmailLog, Move, RatingChange
+    from games.models import EmailLog, Move
+    from games.ratings.models import RatingChange
 
     rounds = 40
     for i in range(rounds):

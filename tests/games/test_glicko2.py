@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from games.glicko2 import Rating, expected_score, idle, rate
+from games.ratings.glicko2 import Rating, expected_score, idle, rate
 
 OPPONENTS = [(Rating(1400, 30), 1.0), (Rating(1550, 100), 0.0), (Rating(1700, 300), 0.0)]
 

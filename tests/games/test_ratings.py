@@ -12,8 +12,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from games import services
-from games.models import Rating, RatingChange
-from games.ratings import rate_game
+from games.ratings.models import Rating, RatingChange
+from games.ratings.services import rate_game
 from tests.games.factories import make_game, make_user, placed_game
 from tournaments.selectors import leaderboard, points_table, provisional_players
 

@@ -17,8 +17,9 @@ from games.engine.players import GreedyPlayer
 from games.engine.record import verify_series
 from games.errors import Conflict, GameIsOver, IllegalMoveError, NotAPlayer, NotYourTurn, ServiceError, StalePly
 from games.management.commands.verify_games import check_game
-from games.models import Game, Move, SeriesRating, SeriesRatingChange
-from games.ratings import pair_score
+from games.models import Game, Move
+from games.ratings.models import SeriesRating, SeriesRatingChange
+from games.ratings.services import pair_score
 from games.rulesets import BOXED, match_of
 from games.state import playing, record_of, replay
 from games.tasks import sweep_clocks
@@ -155,7 +156,7 @@ def test_a_scripted_four_player_series_gives_the_figures_of_r18_to_r20():
     assert {n: c.score for n, c in changes.items()} == {"cid": 3.0, "bob": 2.0, "dee": 1.0, "ann": 0.0}
     assert changes["cid"].rating_after > 1500 > changes["ann"].rating_after
     assert SeriesRating.objects.get(user__username="cid").wins == 1
-    from games.models import Rating
+    from games.ratings.models import Rating
 
     assert not Rating.objects.exists()
 

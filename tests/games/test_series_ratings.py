@@ -5,7 +5,7 @@ question mark and kept off the multi-player leaderboard (page and API).
 A series is rated as pairwise results (``games.ratings.rate_series``): every pair of players is a
 game won by the one placed higher in the series table (R19; players who left rank below, R18),
 and each player is rated once with Glicko-2 against all the others, from the ratings before the
-series. The figures below are worked out by hand from Glickman's steps (``games/glicko2.py``),
+series. The figures below are worked out by hand from Glickman's steps (``games/ratings/glicko2.py``),
 scale 173.7178, τ = 0.5.
 """
 
@@ -22,8 +22,10 @@ from rest_framework.test import APIClient
 
 from games import services as svc
 from games.engine import SERIES_COLORS
-from games.models import Game, Ruleset, Seat, SeriesRating, SeriesRatingChange
-from games.ratings import MAX_DEVIATION, MIN_DEVIATION, before_game, is_provisional, rate_series, series_display
+from games.models import Game, Ruleset, Seat
+from games.ratings.models import SeriesRating, SeriesRatingChange
+from games.ratings.selectors import is_provisional, series_display
+from games.ratings.services import MAX_DEVIATION, MIN_DEVIATION, before_game, rate_series
 
 from .factories import make_user
 

@@ -69,8 +69,10 @@ def load_rows(apps: Any, rows: list[dict[str, Any]]) -> None:
 def world():
     data = json.loads((HERE / "old_world.json").read_text(encoding="utf-8"))
     executor = MigrationExecutor(connection)
-    # the other apps as they are now (none of their migrations needs games past 0019)
-    before = [*BEFORE, *(leaf for leaf in executor.loader.graph.leaf_nodes() if leaf[0] != "games")]
+    # the other apps as they are now (none of their migrations needs games past 0019), but for
+    # the ratings app: its models were the games app's then (games 0023), so it is left out (undone)
+    later = ("games", "ratings")
+    before = [*BEFORE, *(leaf for leaf in executor.loader.graph.leaf_nodes() if leaf[0] not in later)]
     executor.migrate(before)
     with transaction.atomic():  # the rows refer to each other in both directions (foreign keys checked at the end)
         load_rows(executor.loader.project_state(before).apps, data["rows"])
@@ -98,7 +100,8 @@ def without_now(value: Any) -> Any:
 
 
 def test_the_migrated_world_verifies_and_serves_what_the_old_code_served(world):
-    from games.models import Game, IdempotentRequest, Move, SeriesRatingChange
+    from games.models import Game, IdempotentRequest, Move
+    from games.ratings.models import SeriesRatingChange
 
     served = world["served"]
     rows = world["rows"]

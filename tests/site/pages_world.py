@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import services
-from games.models import Rating, SeriesRating
+from games.ratings.models import Rating, SeriesRating
 from tests.games.factories import greedy_action, make_game, make_user, placed_game
 from tests.games.series_play import play
 from tournaments import services as swiss

@@ -10,7 +10,8 @@ from typing import Any
 import time_machine
 from django.contrib.auth import get_user_model
 
-from games.models import Game, Rating
+from games.models import Game
+from games.ratings.models import Rating
 from tests.games.factories import make_user
 from tournaments import services_formats as services
 from tournaments.models import Group, GroupGame, RoundRobin

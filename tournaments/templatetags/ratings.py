@@ -2,8 +2,8 @@ from typing import Any
 
 from django import template
 
-from games.ratings import display
-from tournaments.models import Rating
+from games.ratings.models import Rating
+from games.ratings.selectors import display
 
 register = template.Library()
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.ratings import recompute_all
+from games.ratings.services import recompute_all
+from games.selectors import rated_games_in_order
 
 
 class Command(BaseCommand):
@@ -18,7 +19,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         start = time.perf_counter()
-        problems = recompute_all(write=options["write"])
+        problems = recompute_all(rated_games_in_order().iterator(chunk_size=2000), write=options["write"])
         for line in problems[:50]:
             self.stdout.write(line)
         self.stdout.write(f"{len(problems)} difference(s); {time.perf_counter() - start:.1f} s")

@@ -8,9 +8,9 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db.models import Exists, OuterRef
 
-from games.glicko2 import Rating, expected_score
 from games.models import Seat
-from tournaments.models import RatingChange
+from games.ratings.glicko2 import Rating, expected_score
+from games.ratings.models import RatingChange
 
 
 class Command(BaseCommand):

@@ -4,8 +4,9 @@ per series); a multi-player result never moves the two-player rating.
 
 :func:`rate` is called by the one function that finishes a game (``games.services._finish``),
 inside its transaction, so the result and the ratings are stored together; it is idempotent (one
-change per game and player). ``recompute_all`` replays every rated two-player game in order and
-reports differences.
+change per game and player). :func:`recompute_all` replays rated two-player games in order and
+reports differences. A game is read as a :class:`RatedGame` (the games app's ``Game`` is one):
+this app imports nothing of the games app.
 """
 
 from __future__ import annotations
@@ -16,31 +17,55 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from . import glicko2
-from .db.writing import Writes
-from .models import PROVISIONAL_DEVIATION, Game, Rating, RatingChange, Seat, SeriesRating, SeriesRatingChange
+from games.db.writing import Writes
 
-User = get_user_model()
+from . import glicko2
+from .models import Rating, RatingChange, SeriesRating, SeriesRatingChange
+
+FINISHED = "finished"  # a game's status once it has ended
 RATING_PERIOD = timedelta(days=7)  # a player's deviation grows by one idle period per week without rated games
 MIN_DEVIATION = 45.0
 MAX_DEVIATION = 350.0
 
 
-def display(rating: Rating | None) -> str:
-    """A rating as shown: provisional ratings get a question mark."""
-    if rating is None:
-        return "1500?"
-    return f"{rating.rating:.0f}{'?' if rating.provisional else ''}"
+class RatedSeat(Protocol):
+    """A player's seat in a rated game, as rating reads it."""
+
+    pk: Any
+    index: int | None
+    color: str
+    user_id: Any
+    moves: int
+    points: int
+    place: int | None
+
+    @property
+    def user(self) -> Any: ...
 
 
-def is_rated(game: Game, seats: Sequence[Seat] | None = None) -> bool:
+class RatedGame(Protocol):
+    """A finished game, as rating reads it (games.models.Game)."""
+
+    pk: Any
+    rated: bool
+    status: str
+    termination: str
+    winner_color: str
+    finished_at: datetime | None
+    updated_at: datetime
+
+    @property
+    def multi_race(self) -> bool: ...
+
+    def seat_list(self) -> Any: ...
+
+
+def is_rated(game: RatedGame, seats: Sequence[RatedSeat] | None = None) -> bool:
     """Rated two-player games count, except a game lost on time before the loser's first move."""
-    if not game.rated or game.status != Game.Status.FINISHED or not game.termination:
+    if not game.rated or game.status != FINISHED or not game.termination:
         return False
     if game.termination == "timeout" and game.winner_color:
         seats = seats if seats is not None else game.seat_list()
@@ -50,7 +75,7 @@ def is_rated(game: Game, seats: Sequence[Seat] | None = None) -> bool:
     return True
 
 
-def rate(game: Game, seats: Sequence[Seat], writes: Writes | None = None) -> bool:
+def rate(game: RatedGame, seats: Sequence[RatedSeat], writes: Writes | None = None) -> bool:
     """Rate a finished game in its ruleset's pool (in the caller's transaction; ``seats`` are its
     playing seats); returns whether it was rated."""
     if game.multi_race:
@@ -58,7 +83,7 @@ def rate(game: Game, seats: Sequence[Seat], writes: Writes | None = None) -> boo
     return rate_game(game, seats, writes)
 
 
-def scores(game: Game) -> tuple[float, float]:
+def scores(game: RatedGame) -> tuple[float, float]:
     """(Yellow's score, Red's score)."""
     if not game.winner_color:
         return 0.5, 0.5
@@ -103,8 +128,8 @@ class Update:
     points: int
 
 
-def updates_for(game: Game, ratings: dict[int, Rating], at: datetime,
-                seats: Sequence[Seat] | None = None) -> list[Update]:
+def updates_for(game: RatedGame, ratings: dict[int, Rating], at: datetime,
+                seats: Sequence[RatedSeat] | None = None) -> list[Update]:
     """The two rating updates of one game (both computed from the ratings before it)."""
     by_index = {s.index: s for s in (seats if seats is not None else game.seat_list())}
     players = (by_index[0].user_id, by_index[1].user_id)
@@ -134,11 +159,11 @@ RATING_FIELDS = ("rating", "deviation", "volatility", "games", "wins", "draws", 
                  "last_rated_at")  # what a rated game changes (apply)
 
 
-def rate_game(game: Game, seats: Sequence[Seat] | None = None, writes: Writes | None = None) -> bool:
+def rate_game(game: RatedGame, seats: Sequence[RatedSeat] | None = None, writes: Writes | None = None) -> bool:
     """Update both players' ratings for a finished game, once. Call inside the transaction that
     finished it (``games.services._finish``), with its seats if they are loaded; with ``writes``
     the new ratings and their history join the move's other writes (games.db.writing)."""
-    if not is_rated(game, seats) or RatingChange.objects.filter(game=game).exists():
+    if not is_rated(game, seats) or RatingChange.objects.filter(game_id=game.pk).exists():
         return False
     at = game.finished_at or game.updated_at
     seats = seats if seats is not None else game.seat_list()
@@ -152,7 +177,7 @@ def rate_game(game: Game, seats: Sequence[Seat] | None = None, writes: Writes | 
         own.update(r, RATING_FIELDS)
     own.insert([
         RatingChange(
-            game=game, user_id=u.user_id, opponent_id=u.opponent_id, score=u.score,
+            game_id=game.pk, user_id=u.user_id, opponent_id=u.opponent_id, score=u.score,
             rating_before=u.before.rating, deviation_before=u.before.deviation, volatility_before=u.before.volatility,
             rating_after=u.after.rating, deviation_after=u.after.deviation, volatility_after=u.after.volatility,
             opponent_rating=u.opponent.rating, opponent_deviation=u.opponent.deviation, points=u.points,
@@ -165,23 +190,14 @@ def rate_game(game: Game, seats: Sequence[Seat] | None = None, writes: Writes | 
     return True
 
 
-def rated_games_in_order() -> Any:
-    return (
-        Game.objects.filter(status=Game.Status.FINISHED, rated=True, series_number__isnull=True)
-        .exclude(termination="")
-        .order_by("finished_at", "pk")
-        .prefetch_related("seats")
-    )
-
-
-def recompute_all(*, write: bool = False) -> list[str]:
-    """Replay every rated game in order from default ratings; list where the stored ratings differ.
-
-    With ``write`` the stored ratings and history are replaced by the replay."""
+def recompute_all(games: Iterable[RatedGame], *, write: bool = False) -> list[str]:
+    """Replay the rated two-player ``games`` (every one, in the order they finished, with their
+    seats: games.selectors.rated_games_in_order) from default ratings; list where the stored
+    ratings differ. With ``write`` the stored ratings and history are replaced by the replay."""
     fresh: dict[int, Rating] = {}
     changes: list[RatingChange] = []
-    for game in rated_games_in_order().iterator(chunk_size=2000):
-        seats = sorted(game.seats.all(), key=lambda s: s.index or 0)
+    for game in games:
+        seats = sorted(game.seat_list(), key=lambda s: s.index or 0)
         if not is_rated(game, seats):
             continue
         for seat in seats:
@@ -192,7 +208,7 @@ def recompute_all(*, write: bool = False) -> list[str]:
         if write:
             changes.extend(
                 RatingChange(
-                    game=game, user_id=u.user_id, opponent_id=u.opponent_id, score=u.score,
+                    game_id=game.pk, user_id=u.user_id, opponent_id=u.opponent_id, score=u.score,
                     rating_before=u.before.rating, deviation_before=u.before.deviation,
                     volatility_before=u.before.volatility, rating_after=u.after.rating,
                     deviation_after=u.after.deviation, volatility_after=u.after.volatility,
@@ -224,15 +240,6 @@ def recompute_all(*, write: bool = False) -> list[str]:
     return problems
 
 
-def head_to_head(user: Any, opponent: Any) -> dict[str, int]:
-    """The two-player games between two players and how they went."""
-    games = Game.objects.filter(status=Game.Status.FINISHED, series_number__isnull=True).filter(
-        Q(Exists(Seat.objects.filter(game=OuterRef("pk"), user=user)))
-        & Q(Exists(Seat.objects.filter(game=OuterRef("pk"), user=opponent))))
-    wins = games.filter(winner=user).count()
-    losses = games.filter(winner=opponent).count()
-    total = games.count()
-    return {"games": total, "wins": wins, "losses": losses, "draws": total - wins - losses}
 
 
 # --- series of the boxed game: a pool of their own --------------------------------------------------
@@ -250,26 +257,13 @@ def pair_score(mine: int, theirs: int) -> float:
     return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
 
 
-def is_provisional(rating: SeriesRating | None) -> bool:
-    """The two-player rule (``Rating.provisional``): a deviation of 110 or more; no rating yet
-    is provisional."""
-    return rating is None or rating.deviation >= PROVISIONAL_DEVIATION
-
-
-def series_display(rating: SeriesRating | None) -> str:
-    """A series rating as shown (as :func:`display`): '1543', or '1500?' while provisional."""
-    if rating is None:
-        return "1500?"
-    return f"{rating.rating:.0f}{'?' if is_provisional(rating) else ''}"
-
-
-def rate_series(game: Game, seats: Sequence[Seat]) -> bool:
+def rate_series(game: RatedGame, seats: Sequence[RatedSeat]) -> bool:
     """Rate a finished series (in the caller's transaction); returns whether it was rated.
     Unrated series, and series with a bot, are not rated. The series is rated at its finishing
     time: idle weeks are counted up to it."""
     if not game.rated or any(getattr(s.user, "is_bot", False) for s in seats):
         return False
-    if SeriesRatingChange.objects.filter(game=game).exists():
+    if SeriesRatingChange.objects.filter(game_id=game.pk).exists():
         return False
     at = game.finished_at or timezone.now()
     users = [s.user for s in seats]
@@ -285,7 +279,7 @@ def rate_series(game: Game, seats: Sequence[Seat]) -> bool:
         after = bounded(glicko2.rate(before[seat.user_id], results))
         row = ratings[seat.user_id]
         changes.append(SeriesRatingChange(
-            game=game, user=seat.user, place=seat.place, score=sum(score for _, score in results),
+            game_id=game.pk, user=seat.user, place=seat.place, score=sum(score for _, score in results),
             rating_before=row.rating, rating_after=after.rating, deviation_after=after.deviation, created_at=at,
         ))
         row.rating, row.deviation, row.volatility = after.rating, after.deviation, after.volatility
@@ -297,14 +291,3 @@ def rate_series(game: Game, seats: Sequence[Seat]) -> bool:
     return True
 
 
-def series_leaderboard(limit: int = 50) -> list[Any]:
-    """The multi-player leaderboard: established ratings (not provisional), the best first."""
-    return list(SeriesRating.objects.select_related("user")
-                .filter(series__gt=0, deviation__lt=PROVISIONAL_DEVIATION).order_by("-rating")[:limit])
-
-
-def shown_series_ratings(user_ids: Iterable[int]) -> dict[int, str]:
-    """The series rating of each of these players as shown ('1500?' without one), one query."""
-    ids = list(user_ids)
-    found = {r.user_id: r for r in SeriesRating.objects.filter(user_id__in=ids).only("user", "rating", "deviation")}
-    return {uid: series_display(found.get(uid)) for uid in ids}

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RatingsConfig(AppConfig):
+    name = "games.ratings"
+    label = "ratings"
