@@ -26,7 +26,9 @@ class Copy:
             raise ValueError(f"{table} has no column {', '.join(sorted(unknown))}")
         rest = [f for f in fields if f.column not in named and not f.null and not f.primary_key]
         self.defaults = tuple(f.get_db_prep_save(f.get_default(), connection) for f in rest)
-        self.sql = f"COPY {table} ({', '.join(named + [f.column for f in rest])}) FROM STDIN"
+        # quoted: a column may be named by a reserved word (a seat's "left")
+        quoted = ", ".join(connection.ops.quote_name(c) for c in named + [f.column for f in rest])
+        self.sql = f"COPY {connection.ops.quote_name(table)} ({quoted}) FROM STDIN"
         self.raw = raw
 
     def __enter__(self) -> Copy:

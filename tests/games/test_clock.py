@@ -224,6 +224,8 @@ def in_direction_phase(**extra) -> Game:
                 game.refresh_from_db()
                 if result["move"] is None:
                     return game
+                if game.over:  # the dice are the server's (a fresh secret per game): a boat may sink first
+                    break
     raise AssertionError("no roll awaited its direction")
 
 

@@ -11,7 +11,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import writing
+from games.db import writing
 from games.db.writing import Writes
 from games.models import EmailLog, Game, Move, Seat
 
