@@ -57,8 +57,7 @@ from .errors import Conflict, NotFound, ServiceError
 from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide, Ruleset
 from .payloads import series_summary
 from .rulesets import BOXED
-from .selectors import detail_of, game_with_seats, games_of, open_challenges, plays_in
-from .selectors_social import outcome
+from .selectors import detail_of, game_with_seats, games_of, open_challenges, outcome, plays_in
 from .state import record_of
 
 User = get_user_model()

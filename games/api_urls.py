@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import api, api_old_paths, api_social
+from . import api, api_old_paths
 from .live_urls import api_streams
 
 urlpatterns = [
@@ -40,7 +40,6 @@ urlpatterns = [
     path("series/<id:series_id>/direction/", api_old_paths.SeriesDirection.as_view(), name="api_series_direction"),
     path("series/<id:series_id>/resign/", api_old_paths.SeriesResign.as_view(), name="api_series_resign"),
     path("series/<id:series_id>/record/", api_old_paths.SeriesRecord.as_view(), name="api_series_record"),
-    *api_social.urlpatterns,  # chat, rematch, next game, watch, player search (issue 13)
     path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
 ]

@@ -1,5 +1,5 @@
 """Games in the database: challenges, courses, games for any number of boats with their seats
-and the append-only move history, and the ratings that finished games move.
+and the append-only move history. Ratings, chat: their own apps (games.ratings, games.social).
 
 A two-player game of the online rules and a series of the boxed game are one ``Game`` with its
 ``Seat`` rows (its players) and ``Move`` rows (its history); the stored state always equals the
@@ -474,61 +474,6 @@ class IdempotentRequest(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key")]
-
-
-# --- what players do around a game (issue 13): chat with moderation, rematches ----------------
-
-CHAT_MAX_LENGTH = 500
-
-
-class ChatMessage(models.Model):
-    """A line of a game's chat, written by one of its two players, read by everyone who can see
-    the game (spectators read, they do not write). Kept with the game; never edited."""
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages")
-    text = models.CharField(max_length=CHAT_MAX_LENGTH)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["game", "created_at", "id"]
-        indexes = [models.Index(fields=["game", "-created_at"], name="chat_by_game")]
-
-    def __str__(self) -> str:
-        return f"{self.user} in game {self.game_id}: {self.text[:40]}"
-
-
-class ChatMute(models.Model):
-    """A player has muted the opponent's chat in one game: the opponent's lines are hidden from
-    that player (spectators and the opponent still see them; the opponent is not told)."""
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat_mutes")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+",
-                             help_text="the player who muted")
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["game", "user"], name="one_mute_per_game_and_player")]
-
-    def __str__(self) -> str:
-        return f"{self.user} muted the chat of game {self.game_id}"
-
-
-class ChatReport(models.Model):
-    """A player reported a chat line to the staff (listed in the Django admin)."""
-
-    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="reports")
-    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    reason = models.CharField(max_length=200, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    resolved = models.BooleanField(default=False, help_text="a staff member has dealt with it")
-
-    class Meta:
-        ordering = ["resolved", "-created_at"]
-        constraints = [models.UniqueConstraint(fields=["message", "reporter"], name="one_report_per_message")]
-
-    def __str__(self) -> str:
-        return f"report by {self.reporter} of chat line {self.message_id}"
 
 
 class LiveEvent(models.Model):

@@ -178,3 +178,12 @@ def series_to_move(user: Any) -> QuerySet[Game]:
 def series_of(user: Any) -> list[tuple[Game, list[Seat]]]:
     return _series(Game.objects.filter(plays_in(user)).exclude(status=Game.Status.CANCELLED).order_by("-updated_at"))
 
+
+def outcome(game: Game, user: Any) -> str | None:
+    """A finished game from ``user``'s side: "won", "lost" or "draw"; None while it goes on or
+    when ``user`` does not play in it."""
+    if not game.over or game.seat_of(user) is None:
+        return None
+    if not game.winner_id:
+        return "draw"
+    return "won" if game.winner_id == user.pk else "lost"

@@ -26,6 +26,6 @@ challenge_changed = Signal()
 challenge_made = Signal()
 # emails were recorded (games.notifications); kwargs: ids
 emails_recorded = Signal()
-# a player wrote a line in a game's chat (games.services_social); kwargs: game_id, message_id,
+# a player wrote a line in a game's chat (games.social.services); kwargs: game_id, message_id,
 # user_id (its author) — for the live event stream
 chat_posted = Signal()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_social
+from . import views
 from .live_urls import page_streams
 
 urlpatterns = [
@@ -26,14 +26,6 @@ urlpatterns = [
     # a series' old addresses (before series were games): its number, sent on to its game
     path("series/<id:number>/", views.series_address, name="series"),
     path("series/<id:number>/<path:rest>", views.series_address, name="series_old"),
-    path("games/next/", views_social.next_game, name="next_game"),
-    path("games/<id:game_id>/social/", views_social.game_social, name="game_social"),
-    path("games/<id:game_id>/chat/", views_social.chat_post, name="game_chat"),
-    path("games/<id:game_id>/chat/mute/", views_social.chat_mute, name="game_chat_mute"),
-    path("games/<id:game_id>/chat/<id:message_id>/report/", views_social.chat_report, name="game_chat_report"),
-    path("games/<id:game_id>/rematch/", views_social.rematch, name="game_rematch"),
-    path("watch/", views_social.watch, name="watch"),
-    path("players/", views_social.player_search, name="player_search"),
     *page_streams,
     path("settings/", views.settings_page, name="settings"),
     path("email/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "games.ratings",  # the two-player and multi-player ratings (docs/ratings.md)
+    "games.social",  # chat, rematches, the next game, watching, player search (docs/social.md)
     "tournaments",
 ]
 

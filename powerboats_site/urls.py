@@ -1,5 +1,6 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 
 from accounts.views import PasswordResetView, set_language
 from games import views as game_views
@@ -13,12 +14,17 @@ urlpatterns = [
     path("favicon.ico", site_views.favicon, name="favicon"),
     path("site.webmanifest", site_views.manifest, name="manifest"),
     path("", include("games.urls")),
+    path("", include("games.social.urls")),  # chat, rematch, next game, watch, player search (issue 13)
     path("api/", include("games.api_urls")),
+    path("api/", include("games.social.api")),
     path("api/", include(rating_api)),
     path("", include("tournaments.urls")),
     path("i18n/setlang/", set_language, name="set_language"),  # the switcher on every page
     path("accounts/password_reset/", PasswordResetView.as_view(), name="password_reset"),  # rate-limited
     path("accounts/", include("django.contrib.auth.urls")),
+    # the staff's chat pages, from before chat had its app (games.social): their old addresses
+    re_path(r"^admin/games/(?P<model>chatreport|chatmessage)/(?P<rest>.*)$",
+            RedirectView.as_view(url="/admin/social/%(model)s/%(rest)s", permanent=True, query_string=True)),
     path("admin/", admin.site.urls),
 ]
 

@@ -8,7 +8,7 @@ from django import template
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from games.selectors_social import outcome
+from games.selectors import outcome
 
 register = template.Library()
 

@@ -299,12 +299,12 @@ def test_a_page_of_a_game_in_progress_is_live_and_a_finished_one_is_not(django_c
 
 
 def test_a_chat_line_is_published_for_the_game_page_only(django_capture_on_commit_callbacks):
-    from games import services_social
+    from games.social import services as social
 
     game = make_game()
     LiveEvent.objects.all().delete()
     with django_capture_on_commit_callbacks(execute=True):
-        message = services_social.chat_post(user=game.player(0), game_id=game.pk, text="good luck")
+        message = social.chat_post(user=game.player(0), game_id=game.pk, text="good luck")
     event = LiveEvent.objects.get()
     assert (event.kind, event.game_id, event.data) == ("chat", game.pk, {"message": message.pk, "by": game.player_id(0)})
     assert live.Channel(game_id=game.pk).concerns(event)

@@ -9,11 +9,14 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from games import services, services_social
+from games import services
 from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
-from games.models import CHAT_MAX_LENGTH, Challenge, ChatMessage, ChatReport, Game
-from games.selectors_social import chat_of, next_game_to_move, outcome, players_matching
+from games.models import Challenge, Game
+from games.selectors import outcome
 from games.signals import chat_posted
+from games.social import services as social
+from games.social.models import CHAT_MAX_LENGTH, ChatMessage, ChatReport
+from games.social.selectors import chat_of, next_game_to_move, players_matching
 
 from .factories import PASSWORD, make_game, make_user, placed_game
 
@@ -42,7 +45,7 @@ def test_players_chat_and_the_signal_carries_the_line(django_capture_on_commit_c
     chat_posted.connect(lambda sender, **kw: seen.append(kw), weak=False, dispatch_uid="test-chat")
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="  good luck!  ")
+            line = social.chat_post(user=game.player(1), game_id=game.pk, text="  good luck!  ")
     finally:
         chat_posted.disconnect(dispatch_uid="test-chat")
     assert line.text == "good luck!"
@@ -56,17 +59,17 @@ def test_players_chat_and_the_signal_carries_the_line(django_capture_on_commit_c
 def test_bad_chat_lines_are_refused_naming_the_field(text, why):
     game = make_game()
     with pytest.raises(ServiceError) as refused:
-        services_social.chat_post(user=game.player(0), game_id=game.pk, text=text)
+        social.chat_post(user=game.player(0), game_id=game.pk, text=text)
     assert refused.value.field == "text" and why in refused.value.message
     assert ChatMessage.objects.count() == 0
 
 
 def test_a_spectator_cannot_chat_but_reads():
     game = make_game()
-    services_social.chat_post(user=game.player(0), game_id=game.pk, text="hello")
+    social.chat_post(user=game.player(0), game_id=game.pk, text="hello")
     spectator = make_user("sam")
     with pytest.raises(NotAPlayer):
-        services_social.chat_post(user=spectator, game_id=game.pk, text="me too")
+        social.chat_post(user=spectator, game_id=game.pk, text="me too")
     page = client_for(spectator).get(f"/games/{game.pk}/social/?part=1")
     assert page.status_code == 200 and b"hello" in page.content and b'id="chat-form"' not in page.content
     anonymous = Client().get(f"/games/{game.pk}/social/")
@@ -79,29 +82,29 @@ def test_a_spectator_cannot_chat_but_reads():
 
 def test_chat_is_escaped_on_output():
     game = make_game()
-    services_social.chat_post(user=game.player(0), game_id=game.pk, text='<script>alert("x")</script>')
+    social.chat_post(user=game.player(0), game_id=game.pk, text='<script>alert("x")</script>')
     page = Client().get(f"/games/{game.pk}/social/?part=1")
     assert b"<script>alert" not in page.content and b"&lt;script&gt;alert" in page.content
 
 
 def test_mute_hides_the_opponents_lines_from_the_muter_only():
     game = make_game()
-    services_social.chat_post(user=game.player(0), game_id=game.pk, text="from yellow")
-    services_social.chat_post(user=game.player(1), game_id=game.pk, text="from red")
-    services_social.chat_mute(user=game.player(0), game_id=game.pk)
-    services_social.chat_mute(user=game.player(0), game_id=game.pk)  # twice is harmless
+    social.chat_post(user=game.player(0), game_id=game.pk, text="from yellow")
+    social.chat_post(user=game.player(1), game_id=game.pk, text="from red")
+    social.chat_mute(user=game.player(0), game_id=game.pk)
+    social.chat_mute(user=game.player(0), game_id=game.pk)  # twice is harmless
     assert [m.text for m in chat_of(game, game.player(0))] == ["from yellow"]
     assert [m.text for m in chat_of(game, game.player(1))] == ["from yellow", "from red"]
     assert [m.text for m in chat_of(game, None)] == ["from yellow", "from red"]
-    services_social.chat_mute(user=game.player(0), game_id=game.pk, muted=False)
+    social.chat_mute(user=game.player(0), game_id=game.pk, muted=False)
     assert [m.text for m in chat_of(game, game.player(0))] == ["from yellow", "from red"]
     with pytest.raises(NotAPlayer):
-        services_social.chat_mute(user=make_user("sam"), game_id=game.pk)
+        social.chat_mute(user=make_user("sam"), game_id=game.pk)
 
 
 def test_mute_and_report_through_the_site():
     game = make_game()
-    line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="rude words")
+    line = social.chat_post(user=game.player(1), game_id=game.pk, text="rude words")
     yellow = client_for(game.player(0))
     assert yellow.post(f"/games/{game.pk}/chat/mute/", {"mute": "1"}).status_code == 302
     assert b"rude words" not in yellow.get(f"/games/{game.pk}/social/?part=1").content
@@ -115,24 +118,27 @@ def test_mute_and_report_through_the_site():
 
 def test_report_rules():
     game = make_game()
-    mine = services_social.chat_post(user=game.player(0), game_id=game.pk, text="hi")
+    mine = social.chat_post(user=game.player(0), game_id=game.pk, text="hi")
     with pytest.raises(ServiceError, match="your own"):
-        services_social.chat_report(user=game.player(0), message_id=mine.pk)
+        social.chat_report(user=game.player(0), message_id=mine.pk)
     with pytest.raises(NotAPlayer):
-        services_social.chat_report(user=make_user("sam"), message_id=mine.pk)
+        social.chat_report(user=make_user("sam"), message_id=mine.pk)
     with pytest.raises(NotFound):
-        services_social.chat_report(user=game.player(1), message_id=mine.pk + 100)
+        social.chat_report(user=game.player(1), message_id=mine.pk + 100)
     with pytest.raises(ServiceError):
-        services_social.chat_report(user=game.player(1), message_id=mine.pk, reason="x" * 201)
+        social.chat_report(user=game.player(1), message_id=mine.pk, reason="x" * 201)
     assert ChatReport.objects.count() == 0
 
 
 def test_reports_are_listed_in_the_admin(admin_client):
     game = make_game()
-    line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="spam spam")
-    services_social.chat_report(user=game.player(0), message_id=line.pk, reason="spam")
-    page = admin_client.get("/admin/games/chatreport/")
+    line = social.chat_post(user=game.player(1), game_id=game.pk, text="spam spam")
+    social.chat_report(user=game.player(0), message_id=line.pk, reason="spam")
+    page = admin_client.get("/admin/social/chatreport/")
     assert page.status_code == 200 and b"spam spam" in page.content
+    # the address staff knew before chat had its own app (games.social) leads there
+    old = admin_client.get("/admin/games/chatreport/?resolved__exact=0")
+    assert old.status_code == 301 and old["Location"] == "/admin/social/chatreport/?resolved__exact=0"
 
 
 # --- rematch ----------------------------------------------------------------------------------
@@ -140,23 +146,23 @@ def test_reports_are_listed_in_the_admin(admin_client):
 
 def test_a_rematch_swaps_colours_keeps_settings_and_the_opponent_accepts():
     game = finished_game()
-    offer = services_social.game_rematch(user=game.player(1), game_id=game.pk)
+    offer = social.game_rematch(user=game.player(1), game_id=game.pk)
     assert isinstance(offer, Challenge)
     assert (offer.created_by, offer.opponent, offer.color) == (game.player(1), game.player(0), "yellow")  # red was red
     assert (offer.days_per_move, offer.grace_days, offer.lake_side, offer.rated) == (
         game.days_per_move, game.grace_days, game.lake_side, game.rated)
     with pytest.raises(Conflict):
-        services_social.game_rematch(user=game.player(1), game_id=game.pk)  # one offer at a time
+        social.game_rematch(user=game.player(1), game_id=game.pk)  # one offer at a time
     # the other player's "rematch" accepts it
-    new = services_social.game_rematch(user=game.player(0), game_id=game.pk)
+    new = social.game_rematch(user=game.player(0), game_id=game.pk)
     assert isinstance(new, Game) and (new.player(0), new.player(1)) == (game.player(1), game.player(0))
     with pytest.raises(Conflict, match="played already"):
-        services_social.game_rematch(user=game.player(1), game_id=game.pk)
+        social.game_rematch(user=game.player(1), game_id=game.pk)
 
 
 def test_a_rematch_is_accepted_like_any_challenge():
     game = finished_game()
-    offer = services_social.game_rematch(user=game.player(0), game_id=game.pk)
+    offer = social.game_rematch(user=game.player(0), game_id=game.pk)
     new = services.challenge_accept(user=game.player(1), challenge_id=offer.pk)
     assert (new.player(0), new.player(1)) == (game.player(1), game.player(0))
 
@@ -164,11 +170,11 @@ def test_a_rematch_is_accepted_like_any_challenge():
 def test_who_cannot_rematch():
     game = placed_game()
     with pytest.raises(Conflict, match="once the game is over"):
-        services_social.game_rematch(user=game.player(0), game_id=game.pk)
+        social.game_rematch(user=game.player(0), game_id=game.pk)
     services.game_resign(user=game.player(1), game_id=game.pk)
     stranger = make_user("sam")
     with pytest.raises(NotAPlayer):
-        services_social.game_rematch(user=stranger, game_id=game.pk)
+        social.game_rematch(user=stranger, game_id=game.pk)
     assert client_for(stranger).post(f"/games/{game.pk}/rematch/").status_code == 403
     assert not Challenge.objects.filter(rematch_of=game).exists()
 
@@ -180,7 +186,7 @@ def test_a_rematch_against_a_house_bot_starts_at_once():
     human = make_user("hana")
     game = make_game(yellow=human, red=bot)
     services.game_resign(user=human, game_id=game.pk)
-    new = services_social.game_rematch(user=human, game_id=game.pk)
+    new = social.game_rematch(user=human, game_id=game.pk)
     assert isinstance(new, Game) and (new.player(0), new.player(1)) == (bot, human)
 
 
@@ -280,12 +286,12 @@ def test_a_player_writes_at_most_ten_lines_a_minute():
     game = make_game()
     start = timezone.now()
     with time_machine.travel(start, tick=False):
-        for n in range(services_social.CHAT_BURST):
-            services_social.chat_post(user=game.player(0), game_id=game.pk, text=f"line {n}")
-        with pytest.raises(services_social.TooFast) as refused:
-            services_social.chat_post(user=game.player(0), game_id=game.pk, text="one too many")
+        for n in range(social.CHAT_BURST):
+            social.chat_post(user=game.player(0), game_id=game.pk, text=f"line {n}")
+        with pytest.raises(social.TooFast) as refused:
+            social.chat_post(user=game.player(0), game_id=game.pk, text="one too many")
         assert refused.value.status == 429 and refused.value.field == "text"
-        services_social.chat_post(user=game.player(1), game_id=game.pk, text="the opponent still writes")
+        social.chat_post(user=game.player(1), game_id=game.pk, text="the opponent still writes")
     with time_machine.travel(start + timedelta(seconds=61), tick=False):
-        services_social.chat_post(user=game.player(0), game_id=game.pk, text="a minute later")
-    assert ChatMessage.objects.filter(user=game.player(0)).count() == services_social.CHAT_BURST + 1
+        social.chat_post(user=game.player(0), game_id=game.pk, text="a minute later")
+    assert ChatMessage.objects.filter(user=game.player(0)).count() == social.CHAT_BURST + 1

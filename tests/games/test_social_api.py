@@ -7,8 +7,10 @@ import pytest
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from games import services, services_social
-from games.models import Challenge, ChatMessage, ChatMute, ChatReport, Game
+from games import services
+from games.models import Challenge, Game
+from games.social import services as social
+from games.social.models import ChatMessage, ChatMute, ChatReport
 
 from .factories import make_game, make_user, placed_game
 
@@ -52,7 +54,7 @@ def test_bad_chat_bodies_are_refused_naming_the_field(body, field):
 
 def test_a_spectator_cannot_chat_mute_report_or_rematch():
     game = placed_game()
-    line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="hi")
+    line = social.chat_post(user=game.player(1), game_id=game.pk, text="hi")
     services.game_resign(user=game.player(1), game_id=game.pk)
     sam = api(make_user("sam"))
     assert post(sam, f"/api/games/{game.pk}/chat/", {"text": "me"}).json()["code"] == "not_a_player"
@@ -66,7 +68,7 @@ def test_a_spectator_cannot_chat_mute_report_or_rematch():
 
 def test_mute_and_report_through_the_api():
     game = make_game()
-    line = services_social.chat_post(user=game.player(1), game_id=game.pk, text="rude")
+    line = social.chat_post(user=game.player(1), game_id=game.pk, text="rude")
     yellow = api(game.player(0))
     assert post(yellow, f"/api/games/{game.pk}/chat/mute/", {"muted": 1}).status_code == 400  # a JSON boolean only
     assert post(yellow, f"/api/games/{game.pk}/chat/mute/", {"muted": True}).json() == {"muted": True}

@@ -25,7 +25,7 @@ def logged_in_pages(game_id: int, tournament_id: int, user_id: int) -> list[str]
     return ["/lobby/", "/games/", f"/games/{game_id}/", "/settings/", "/players/ann/", f"/tournaments/{tournament_id}/",
             "/tournaments/new/", "/admin/", "/admin/accounts/user/", f"/admin/accounts/user/{user_id}/change/",
             "/admin/axes/accessattempt/", "/admin/password_change/", "/round-robins/new/",
-            f"/games/{game_id}/social/", "/admin/games/chatreport/"]
+            f"/games/{game_id}/social/", "/admin/social/chatreport/"]
 
 
 def format_pages() -> list[str]:

@@ -20,9 +20,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games import services, services_social
+from games import services
 from games.models import EmailLog, Game
 from games.notifications import message_for, unsubscribe_token
+from games.social import services as social
 from tests.games.factories import make_user, placed_game
 from tournaments import services as swiss
 from tournaments import services_formats as formats
@@ -181,7 +182,7 @@ def series_world(w) -> dict[str, Game]:
 def social_pages(w) -> list[str]:
     """The pages of the merged social and series work, and the home and rules pages, for a player."""
     series = series_world(w)
-    services_social.chat_post(user=w["bruno"], game_id=w["over"].pk, text="ciao anna")
+    social.chat_post(user=w["bruno"], game_id=w["over"].pk, text="ciao anna")
     return [
         reverse("home"), reverse("rules"), reverse("series_lobby"),
         *(reverse("game", args=[s.pk]) for s in series.values()),
@@ -424,7 +425,7 @@ def test_a_token_client_gets_the_players_language_once_it_is_set(world) -> None:
 
 
 def test_the_series_and_chat_refusals_are_translated(world) -> None:
-    """The refusals of the merged services (games/services.py, services_social.py) reach the
+    """The refusals of the merged services (games/services.py, games/social/services.py) reach the
     player in their language: the awaited phase (R6) and the status are words, not codes."""
     from games.engine.dice import Change, DiceChoice
     from games.errors import ServiceError
@@ -441,8 +442,8 @@ def test_the_series_and_chat_refusals_are_translated(world) -> None:
         assert refused.value.message == "die Serie ist beendet: die Plätze können sich nicht mehr ändern"
     with translation.override("it"):
         with pytest.raises(ServiceError) as refused:
-            services_social.chat_post(user=world["anna"], game_id=world["game"].pk, text="   ")
+            social.chat_post(user=world["anna"], game_id=world["game"].pk, text="   ")
         assert refused.value.message == "un messaggio della chat non può essere vuoto"
         with pytest.raises(ServiceError) as refused:
-            services_social.game_rematch(user=world["anna"], game_id=world["game"].pk)
+            social.game_rematch(user=world["anna"], game_id=world["game"].pk)
         assert refused.value.message == "la rivincita si può proporre solo a partita finita"

@@ -1,10 +1,13 @@
 """The rating models, from the games app (games 0023), in Django's state only: their tables exist
-already under the names they keep (db_table); nothing is created."""
+already under the names they keep (db_table); nothing is created. Their content types take the
+new label."""
 
 import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
+
+from powerboats_site.contenttypes import moved_content_types
 
 
 class Migration(migrations.Migration):
@@ -12,6 +15,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("games", "0023_ratings_app"),
+        ("contenttypes", "0002_remove_content_type_name"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -183,4 +187,6 @@ class Migration(migrations.Migration):
                 ),
             ],
         ),
+        # their content types too: the staff's permissions and the admin's log stay with them
+        moved_content_types("games", "ratings", ["rating", "ratingchange", "seriesrating", "seriesratingchange"]),
     ]

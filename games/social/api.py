@@ -16,16 +16,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.names import control_characters
+from games.api import ChallengeOut, Flag, GameSummary, _valid
+from games.errors import NotFound, ServiceError
+from games.models import Game
 from powerboats_site.pagination import Pages
 from powerboats_site.schema import PatternCharField, errors
 from powerboats_site.strict import StrictInput
 
-from . import services_social
-from .api import ChallengeOut, Flag, GameSummary, _valid
-from .errors import NotFound, ServiceError
-from .models import CHAT_MAX_LENGTH, ChatMessage, Game
-from .selectors_social import chat_of, games_to_watch, has_muted, next_game_to_move, players_matching
-from .services_social import REPORT_REASON_MAX_LENGTH
+from . import services
+from .models import CHAT_MAX_LENGTH, ChatMessage
+from .selectors import chat_of, games_to_watch, has_muted, next_game_to_move, players_matching
+from .services import REPORT_REASON_MAX_LENGTH
 
 SEARCH_MAX = 30
 
@@ -111,7 +112,7 @@ class GameChat(APIView):
                    summary="Write a line in a game's chat (its two players only)")
     def post(self, request: Request, game_id: int) -> Response:
         data = _valid(ChatIn, request)
-        line = services_social.chat_post(user=request.user, game_id=game_id, text=data["text"])
+        line = services.chat_post(user=request.user, game_id=game_id, text=data["text"])
         return Response(ChatLineOut(line).data, status=status.HTTP_201_CREATED)
 
 
@@ -122,7 +123,7 @@ class GameChatMute(APIView):
                    summary="Mute (or unmute) your opponent's chat in a game")
     def post(self, request: Request, game_id: int) -> Response:
         data = _valid(MuteIn, request)
-        muted = services_social.chat_mute(user=request.user, game_id=game_id, muted=data["muted"])
+        muted = services.chat_mute(user=request.user, game_id=game_id, muted=data["muted"])
         return Response({"muted": muted})
 
 
@@ -135,7 +136,7 @@ class GameChatReport(APIView):
                    summary="Report a chat line of your opponent's to the staff")
     def post(self, request: Request, game_id: int, message_id: int) -> Response:
         data = _valid(ReportIn, request)
-        report = services_social.chat_report(user=request.user, message_id=message_id, game_id=game_id,
+        report = services.chat_report(user=request.user, message_id=message_id, game_id=game_id,
                                              reason=_text(data["reason"], "reason"))
         return Response(ReportOut(report).data, status=status.HTTP_201_CREATED)
 
@@ -150,7 +151,7 @@ class GameRematch(APIView):
                    description="A challenge to your opponent; if they had offered a rematch already, or are a house "
                                "bot, the new game starts at once.")
     def post(self, request: Request, game_id: int) -> Response:
-        result = services_social.game_rematch(user=request.user, game_id=game_id)
+        result = services.game_rematch(user=request.user, game_id=game_id)
         if isinstance(result, Game):
             body: dict[str, Any] = {"challenge": None, "game": GameSummary(result, context={"request": request}).data}
         else:

@@ -1,5 +1,5 @@
 """Reads around games (issue 13): chat, rematch offers, the next game to move, games to watch,
-player search, and each game's result from a viewer's side."""
+player search. (A game's result from a viewer's side is a read of games: games.selectors.outcome.)"""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from django.contrib.auth import get_user_model
 from django.db.models import Exists, F, Q, QuerySet
 
 from accounts.names import name_key
+from games.models import Challenge, Game
+from games.selectors import to_move_is, with_players
 
-from .models import Challenge, ChatMessage, ChatMute, Game
-from .selectors import to_move_is, with_players
+from .models import ChatMessage, ChatMute
 
 User = get_user_model()
 CHAT_SHOWN = 100  # the latest lines shown with a game
@@ -76,13 +77,3 @@ def players_matching(query: str, limit: int = SEARCH_LIMIT) -> list[Any]:
         match |= Q(name_key__startswith=key)
     return list(User.objects.filter(match, is_active=True)
                 .only("username", "is_bot").order_by("username")[:limit])
-
-
-def outcome(game: Game, user: Any) -> str | None:
-    """A finished game from ``user``'s side: "won", "lost" or "draw"; None while it goes on or
-    when ``user`` does not play in it."""
-    if not game.over or game.seat_of(user) is None:
-        return None
-    if not game.winner_id:
-        return "draw"
-    return "won" if game.winner_id == user.pk else "lost"

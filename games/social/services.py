@@ -24,12 +24,13 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.names import control_characters
+from games import services
+from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
+from games.house import is_house_bot
+from games.models import COLORS, Challenge, Game
+from games.signals import chat_posted
 
-from . import services
-from .errors import Conflict, NotAPlayer, NotFound, ServiceError
-from .house import is_house_bot
-from .models import CHAT_MAX_LENGTH, COLORS, Challenge, ChatMessage, ChatMute, ChatReport, Game
-from .signals import chat_posted
+from .models import CHAT_MAX_LENGTH, ChatMessage, ChatMute, ChatReport
 
 REPORT_REASON_MAX_LENGTH = 200
 CHAT_BURST = 10  # lines a player may write in a game within CHAT_BURST_SECONDS

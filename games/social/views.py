@@ -18,12 +18,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from games.errors import ServiceError
+from games.models import Challenge, Game
 from powerboats_site.strict import digits
 
-from . import services_social
-from .errors import ServiceError
-from .models import CHAT_MAX_LENGTH, Challenge, Game
-from .selectors_social import chat_of, games_to_watch, has_muted, next_game_to_move, players_matching, rematch_of
+from . import services
+from .models import CHAT_MAX_LENGTH
+from .selectors import chat_of, games_to_watch, has_muted, next_game_to_move, players_matching, rematch_of
 
 WATCH_PAGE_SIZE = 25
 
@@ -74,7 +75,7 @@ def _refused(request: HttpRequest, game_id: int, exc: ServiceError) -> HttpRespo
 @require_POST
 def chat_post(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        services_social.chat_post(user=request.user, game_id=game_id, text=request.POST.get("text", ""))
+        services.chat_post(user=request.user, game_id=game_id, text=request.POST.get("text", ""))
     except ServiceError as exc:
         return _refused(request, game_id, exc)
     return _back(game_id)
@@ -84,7 +85,7 @@ def chat_post(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_POST
 def chat_mute(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        services_social.chat_mute(user=request.user, game_id=game_id, muted=request.POST.get("mute") != "0")
+        services.chat_mute(user=request.user, game_id=game_id, muted=request.POST.get("mute") != "0")
     except ServiceError as exc:
         return _refused(request, game_id, exc)
     return _back(game_id)
@@ -94,7 +95,7 @@ def chat_mute(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_POST
 def chat_report(request: HttpRequest, game_id: int, message_id: int) -> HttpResponse:
     try:
-        services_social.chat_report(user=request.user, message_id=message_id, game_id=game_id,
+        services.chat_report(user=request.user, message_id=message_id, game_id=game_id,
                                     reason=request.POST.get("reason", ""))
     except ServiceError as exc:
         return _refused(request, game_id, exc)
@@ -106,7 +107,7 @@ def chat_report(request: HttpRequest, game_id: int, message_id: int) -> HttpResp
 @require_POST
 def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        result = services_social.game_rematch(user=request.user, game_id=game_id)
+        result = services.game_rematch(user=request.user, game_id=game_id)
     except ServiceError as exc:
         return _refused(request, game_id, exc)
     if isinstance(result, Challenge):
