@@ -397,7 +397,7 @@ def percentiles(xs: list[float]) -> dict[str, float]:
 
 def event_times(game_id: int) -> dict[int, float]:
     script = (
-        "import json\nfrom games.models import LiveEvent\n"
+        "import json\nfrom games.live.models import LiveEvent\n"
         f"print(json.dumps({{e.pk: e.created_at.timestamp() for e in LiveEvent.objects.filter(game_id={game_id})}}))\n"
     )
     out = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=server_env({}),

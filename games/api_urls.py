@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import api, api_old_paths
-from .live_urls import api_streams
+from .streams.urls import api_streams
 
 urlpatterns = [
     path("token/", api.ObtainToken.as_view(), name="api_token"),

@@ -29,9 +29,9 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 
 from accounts.services import user_set_email_mode
 
-from . import live
 from .db.writing import Writes
 from .house import is_house_bot
+from .live import events as live
 from .models import Challenge, EmailLog, Game
 from .reasons import color_name, group_text, outcome_text, place_text, rank_text, result_of, title_text
 from .signals import emails_recorded
@@ -345,7 +345,7 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
 
 def _seen_live(entry: EmailLog) -> bool:
     """A your-turn email for a move the player saw live: they had the game's page, or their API
-    event stream, open when it was made or since (games.live.LiveSeen)."""
+    event stream, open when it was made or since (games.live.models.LiveSeen)."""
     return entry.event == "your_turn" and live.saw_live(entry.user_id, entry.data.get("game"), entry.created_at)
 
 

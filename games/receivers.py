@@ -14,8 +14,9 @@ from typing import Any
 
 from django.dispatch import receiver
 
-from . import live, tasks
-from .models import LiveEvent
+from . import tasks
+from .live import events as live
+from .live.models import LiveEvent
 from .signals import challenge_changed, challenge_made, chat_posted, emails_recorded, move_made
 
 log = logging.getLogger(__name__)
@@ -64,7 +65,7 @@ def recorded_emails_are_sent(sender: Any, ids: list[int], **kwargs: Any) -> None
         _queue(tasks.send_email, entry_id)
 
 
-# --- live events (games/live.py, docs/live.md): one INSERT after the commit --------------------
+# --- live events (games/live/events.py, docs/live.md): one INSERT after the commit ------------
 # (a move's event, a game's start and end and an open game's seat changes are written in their
 # own transaction: games.services)
 

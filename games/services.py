@@ -54,7 +54,7 @@ from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
-from . import clock, idempotency, live, notifications
+from . import clock, idempotency, notifications
 from .db.writing import Writes
 from .errors import (
     Conflict,
@@ -69,6 +69,8 @@ from .errors import (
     engine_step,
 )
 from .house import is_house_bot
+from .live import events as live
+from .live.models import LiveEvent
 from .loading import game_and_seats
 from .models import (
     COLORS,
@@ -79,7 +81,6 @@ from .models import (
     CourseLetter,
     Game,
     LakeSide,
-    LiveEvent,
     Move,
     Ruleset,
     Seat,

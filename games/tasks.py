@@ -12,8 +12,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import F, Q
 from django.utils import timezone
 
-from . import board, bots, live, services
+from . import board, bots, services
 from .errors import ServiceError
+from .live import events as live
 from .models import Challenge, EmailLog, Game
 from .notifications import notify, send_logged
 from .selectors import games_to_move

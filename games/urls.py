@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import views
-from .live_urls import page_streams
+from .streams.urls import page_streams
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),

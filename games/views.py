@@ -373,7 +373,7 @@ class SpectatorParts:
     replayed position, language and time zone: the same for every spectator (no form, no token,
     nothing of theirs), so a crowd watching a game costs one render per move, not one per
     spectator (static/js/live.js fetches it on every live event: through the streams' handler,
-    games.live_views.game_part, or this site's game_live). Used from the site's threads and the
+    games.streams.views.game_part, or this site's game_live). Used from the site's threads and the
     streams' event loop: a lock."""
 
     def __init__(self, size: int = 512) -> None:
@@ -423,7 +423,7 @@ def asked_ply(text: str) -> int | None:
 def game_live(request: HttpRequest, game_id: int) -> HttpResponse:
     """The game page's changing part alone (templates/games/_game.html) for its player: what
     live.js morphs into their open page on a live event (a spectator's page asks
-    games.live_views.game_part, or, under a sync server, this view, which then gives the
+    games.streams.views.game_part, or, under a sync server, this view, which then gives the
     spectators' kept part)."""
     at = request.GET.get("at", "")
     user_id = request.user.pk if request.user.is_authenticated else None

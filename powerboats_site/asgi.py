@@ -3,7 +3,7 @@ everything else — the pages, the API, the turn path — as the same sync Djang
 served, run in a thread pool by a2wsgi, so that it is no slower and needs no async code
 (docs/live.md).
 
-The streams have a handler of their own (games.live_asgi.StreamHandler): no thread per request,
+The streams have a handler of their own (games.streams.asgi.StreamHandler): no thread per request,
 no database connection per stream, limits on how many a client may open. Each open stream
 holds a socket: the process may open as many files as its hard limit allows."""
 
@@ -26,7 +26,7 @@ if _soft < _hard:
 
 site = WSGIMiddleware(get_wsgi_application(), workers=int(os.environ.get("WEB_THREADS", "2")))  # type: ignore[arg-type]
 
-from games.live_asgi import StreamHandler  # noqa: E402  (after django.setup(), by get_wsgi_application)
+from games.streams.asgi import StreamHandler  # noqa: E402  (after django.setup(), by get_wsgi_application)
 
 streams = StreamHandler()
 

@@ -45,7 +45,7 @@ def _refuse(request: HttpRequest, status: int, code: str, message: str, field: s
 
 def bad_input(request: HttpRequest, as_json: bool = False) -> HttpResponse | None:
     """The refusal of input no view can use, or None (also used by the live streams' handler,
-    games.live_asgi, which answers in JSON: ``as_json``)."""
+    games.streams.asgi, which answers in JSON: ``as_json``)."""
     if _UNUSABLE.search(request.path_info):
         field = _path_parameter(request.path_info)
         return _refuse(request, 400, "invalid", f"{field}: must not contain {_describe(request.path_info)}", field,

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "games.ratings",  # the two-player and multi-player ratings (docs/ratings.md)
+    "games.live",  # the live event log (docs/live.md)
     "games.social",  # chat, rematches, the next game, watching, player search (docs/social.md)
     "tournaments",
 ]
@@ -214,7 +215,7 @@ LIVE_POLL_SECONDS = env.float("LIVE_POLL_SECONDS", default=0.2)  # each web proc
 LIVE_HEARTBEAT_SECONDS = env.float("LIVE_HEARTBEAT_SECONDS", default=15.0)  # a keep-alive line after this much silence
 LIVE_RETRY_MS = env.int("LIVE_RETRY_MS", default=1000)  # a browser reconnects after this long
 LIVE_SEEN_SECONDS = 90  # a live connection refreshes LiveSeen every minute; this much slack
-# limits of the open streams (games/live_asgi.py), counted by each web process: over one, a 429
+# limits of the open streams (games/streams/asgi.py), counted by each web process: over one, a 429
 LIVE_STREAMS_PER_PROCESS = env.int("LIVE_STREAMS_PER_PROCESS", default=10_000)  # and never above its open-file limit
 LIVE_STREAMS_PER_CLIENT = env.int("LIVE_STREAMS_PER_CLIENT", default=16)  # a player (any session or token), or a session
 LIVE_STREAMS_PER_ADDRESS = env.int("LIVE_STREAMS_PER_ADDRESS", default=64)  # a client address (PROXY_COUNT)
@@ -286,8 +287,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    # the live streams are async views, described by a hook (games/live_schema.py)
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "games.live_schema.add_streams",
+    # the live streams are async views, described by a hook (games/streams/schema.py)
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "games.streams.schema.add_streams",
                             "powerboats_site.schema.one_blank_string"],
     "ENUM_NAME_OVERRIDES": {
         "ChallengeColorEnum": "games.models.ColorChoice",

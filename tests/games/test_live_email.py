@@ -11,8 +11,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from games import live, services
-from games.models import LiveSeen
+from games import services
+from games.live import events as live
+from games.live.models import LiveSeen
 from games.tasks import sweep_clocks
 
 from .factories import PASSWORD, make_game, make_user

@@ -1,4 +1,4 @@
-"""The live event log (games/live.py): what is published, when, and to whom."""
+"""The live event log (games/live/events.py): what is published, when, and to whom."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import live, services
+from games import services
 from games.errors import ServiceError
-from games.models import LiveEvent
+from games.live import events as live
+from games.live.models import LiveEvent
 
 from .factories import PASSWORD, make_game, make_user
 

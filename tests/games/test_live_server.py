@@ -361,7 +361,7 @@ def test_a_series_player_is_told_on_the_api_stream_when_it_is_their_turn(servers
 
 
 def test_the_gate_counts_per_client_per_address_and_per_process(settings):
-    from games.live_asgi import Gate
+    from games.streams.asgi import Gate
 
     settings.LIVE_STREAMS_PER_CLIENT, settings.LIVE_STREAMS_PER_ADDRESS, settings.LIVE_STREAMS_PER_PROCESS = 2, 3, 4
     gate = Gate()
@@ -374,7 +374,7 @@ def test_the_gate_counts_per_client_per_address_and_per_process(settings):
 
 
 def test_the_limit_per_process_never_exceeds_the_open_file_limit(settings, monkeypatch):
-    from games import live_asgi
+    from games.streams import asgi as live_asgi
 
     settings.LIVE_STREAMS_PER_PROCESS = 10_000
     monkeypatch.setattr(live_asgi, "open_file_limit", lambda: 1024)
@@ -385,7 +385,7 @@ def test_the_limit_per_process_never_exceeds_the_open_file_limit(settings, monke
 def live_connection_closed():
     """The streams' one connection (live.DATABASE) is closed after the test, so that the test
     database can be dropped."""
-    from games import live
+    from games.live import events as live
 
     yield
     live.DATABASE.close()
@@ -395,7 +395,7 @@ def live_connection_closed():
 def test_a_client_that_reads_nothing_is_dropped_and_its_stream_let_go(settings, live_connection_closed):
     """The watchdog: a write that waits longer than LIVE_SEND_TIMEOUT_SECONDS for the client ends
     the stream, and the stream's place under the limits is given back."""
-    from games.live_asgi import GATE, StreamHandler
+    from games.streams.asgi import GATE, StreamHandler
 
     settings.LIVE_SEND_TIMEOUT_SECONDS = 1.0
     settings.LIVE_HEARTBEAT_SECONDS = 0.2
@@ -436,7 +436,7 @@ def test_a_client_that_reads_nothing_is_dropped_and_its_stream_let_go(settings, 
         return time.perf_counter() - begun, sent, during[0]
 
     lasted, sent, during = asyncio.run(run())
-    from games.live_asgi import GATE as after
+    from games.streams.asgi import GATE as after
 
     assert sent[0] == "http.response.start" and "http.response.body" in sent
     assert during == 1 and after.total == 0, "held while open, given back when dropped"

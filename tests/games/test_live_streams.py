@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games import live, live_asgi
-from games.models import LiveEvent
+from games.live import events as live
+from games.live.models import LiveEvent
+from games.streams import asgi as live_asgi
 
 from .factories import make_game
 

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
-from games import live
 from games import services as svc
+from games.live import events as live
 from games.models import EmailLog
 from games.tasks import sweep_clocks
 

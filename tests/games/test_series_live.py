@@ -12,9 +12,11 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from games import live, services
+from games import services
 from games.errors import ServiceError
-from games.models import Game, LiveEvent
+from games.live import events as live
+from games.live.models import LiveEvent
+from games.models import Game
 
 from .factories import PASSWORD, make_game, make_user
 from .series_play import engine_now, play, started

@@ -7,8 +7,8 @@ does, and costs the turn no statement of its own; every game, of any ruleset, th
 Other events (a challenge's change, a chat line) are published by the receivers in
 ``games/receivers.py`` after their commit.
 
-Reading is done by the async stream views (``games/live_views.py``) under the ASGI server
-(``games/live_asgi.py``: Django's ASGI handler without the site's middleware and without a
+Reading is done by the async stream views (``games/streams/views.py``) under the ASGI server
+(``games/streams/asgi.py``: Django's ASGI handler without the site's middleware and without a
 thread per request). Every database read and write a stream makes — who is asking, where it
 starts, its backlog, "seen live" — and the hub's polls go through ``DATABASE``: one thread and
 one context per process, so one connection per process however many streams are open (a
@@ -52,7 +52,8 @@ from django.db import close_old_connections, connection
 from django.db.models import Q
 from django.utils import timezone
 
-from .db.writing import Writes
+from games.db.writing import Writes
+
 from .models import LiveEvent, LiveSeen
 
 log = logging.getLogger(__name__)

@@ -47,9 +47,8 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext, ngettext
 
 from accounts.throttle import client_ip
+from games.live.events import per_loop
 from powerboats_site.middleware import bad_input
-
-from .live import per_loop
 
 log = logging.getLogger(__name__)
 security = logging.getLogger("django.security.DisallowedHost")
@@ -67,7 +66,7 @@ def stream_middleware(get_response: Middleware) -> Middleware:
             security.error(str(error))
             return JsonResponse({"code": "bad_host", "message": "this host is not served here", "field": "Host"},
                                 status=400)
-        request.urlconf = "games.live_urls"  # type: ignore[attr-defined]  # the streams' patterns alone (Django reads it)
+        request.urlconf = "games.streams.urls"  # type: ignore[attr-defined]  # the streams' patterns alone (Django reads it)
         refusal = bad_input(request, as_json=True)
         if refusal is not None:
             return refusal
@@ -243,7 +242,7 @@ def _kept_part(scope: dict[str, Any]) -> tuple[bytes, str] | None:
     """A spectator's kept part of a game page (games.views.SPECTATOR_PARTS), when the request
     can be answered from it without Django's request cycle: no session (a logged-in viewer's
     time zone needs it), a host this site serves, plain digits. None: the view answers."""
-    from .views import SPECTATOR_PARTS, asked_ply, part_key
+    from games.views import SPECTATOR_PARTS, asked_ply, part_key
 
     found = PART_PATH.match(scope.get("path", ""))
     if found is None or scope.get("method") != "GET":

@@ -1,5 +1,5 @@
 """The live streams (docs/live.md): async views, served by the ASGI server through
-games.live_asgi.StreamHandler (powerboats_site/asgi.py).
+games.streams.asgi.StreamHandler (powerboats_site/asgi.py).
 
 * ``/events/game/<id>/``, ``/events/me/``, ``/events/lobby/``, ``/events/series/`` (the
   series lobby) — Server-Sent Events for the pages
@@ -17,7 +17,7 @@ games.live_asgi.StreamHandler (powerboats_site/asgi.py).
 Everything a stream needs from the database — who is asking (session or token), their
 language, whether the game exists, where the stream starts — is read in one call through
 ``live.DATABASE`` (the process's one live connection) before it starts waiting; while it waits
-it holds no connection. The limits (games.live_asgi.hold) are counted per player or session
+it holds no connection. The limits (games.streams.asgi.hold) are counted per player or session
 and per address: over one, 429 (JSON; a page's stream gets the same status with a
 text/event-stream ``retry:``, and live.js waits before it tries again).
 
@@ -52,14 +52,15 @@ from django.views.decorators.http import require_GET
 from rest_framework.authtoken.models import Token
 
 from accounts.throttle import client_ip
+from games.live import events as live
+from games.live.models import LiveEvent
+from games.models import Game
+from games.selectors import detail_of, game_with_seats
+from games.views import SPECTATOR_PARTS, asked_ply, part_key, part_response, spectator_part
 from powerboats_site.middleware import use_players_language
 from powerboats_site.strict import digits
 
-from . import live
-from .live_asgi import address_key, busy, hold
-from .models import Game, LiveEvent
-from .selectors import detail_of, game_with_seats
-from .views import SPECTATOR_PARTS, asked_ply, part_key, part_response, spectator_part
+from .asgi import address_key, busy, hold
 
 NDJSON = "application/x-ndjson"
 P = ParamSpec("P")

@@ -1,6 +1,6 @@
 """The two API streams in the OpenAPI schema (a drf-spectacular postprocessing hook).
 
-They are async Django views (games/live_views.py), not DRF views, because they hold the
+They are async Django views (games/streams/views.py), not DRF views, because they hold the
 connection open under the ASGI server; this hook describes them in the same terms as the rest
 of the API: token or session authentication, the shared ``Error`` for 400/401/404, and the
 shape of each NDJSON line.

@@ -1,5 +1,5 @@
 """The live streams' addresses (docs/live.md), in one place: the site's URLconf includes them
-(games/urls.py, games/api_urls.py), and the streams' own handler (games.live_asgi) resolves
+(games/urls.py, games/api_urls.py), and the streams' own handler (games.streams.asgi) resolves
 with this URLconf alone, which has a handful of patterns to try instead of the site's hundred."""
 
 from django.http import HttpRequest, JsonResponse
@@ -8,7 +8,7 @@ from django.utils.translation import gettext
 
 import powerboats_site.converters  # noqa: F401  (registers "id")
 
-from . import live_views
+from . import views as live_views
 
 page_streams = [
     path("events/game/<id:game_id>/", live_views.game_events, name="live_game"),
