@@ -52,7 +52,8 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
     from accounts.names import name_key
     from bench._fill import Copy
     from games.engine import new_course
-    from games.models import EmailLog, Game
+    from games.models import Game
+    from games.notifications.models import EmailLog
     from games.state import course_data, stored_course
 
     call_command("migrate", verbosity=0)
@@ -151,7 +152,8 @@ def main() -> None:
 
     from django.utils import timezone
 
-    from games.models import EmailLog, Game
+    from games.models import Game
+    from games.notifications.models import EmailLog
     from games.tasks import digest_readers, due_reminders, due_time_outs, held_emails_due, unsent_emails, waiting_bots
 
     now = timezone.now()

@@ -430,36 +430,6 @@ class Move(AppendOnlyRows, models.Model):
         return f"game {self.game_id} ply {self.ply}: {self.notation}"
 
 
-
-class EmailLog(models.Model):
-    """One row per email that should go out: makes sending idempotent (exactly once)."""
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
-    event = models.CharField(max_length=20)
-    key = models.CharField(max_length=100, help_text="what the email is about, e.g. game:12:ply:30")
-    data = models.JSONField(default=dict)
-    created_at = models.DateTimeField(default=timezone.now)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    send_after = models.DateTimeField(
-        null=True, blank=True,
-        help_text="held back until then: a your-turn email waits a little, in case the player is there already",
-    )
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "event", "key"], name="one_email_per_event")]
-        indexes = [
-            # the sweep re-queues unsent emails: only those are in this index
-            models.Index(fields=["created_at"], condition=models.Q(sent_at__isnull=True, attempts__lt=20),
-                         name="email_unsent"),
-            # and sends the held-back ones whose time has come
-            models.Index(fields=["send_after"], condition=models.Q(sent_at__isnull=True), name="email_held"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.event} to {self.user} ({self.key})"
-
-
 class IdempotentRequest(models.Model):
     """The first answer to a request made with an Idempotency-Key, returned again on retries: an
     action of any game (one key space per player)."""

@@ -54,7 +54,7 @@ from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
-from . import clock, idempotency, notifications
+from . import clock, idempotency
 from .db.writing import Writes
 from .errors import (
     Conflict,
@@ -85,6 +85,7 @@ from .models import (
     Ruleset,
     Seat,
 )
+from .notifications import emails as notifications
 from .payloads import option_json, placement_json
 from .ratings.services import rate
 from .reasons import result_of

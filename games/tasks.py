@@ -15,8 +15,9 @@ from django.utils import timezone
 from . import board, bots, services
 from .errors import ServiceError
 from .live import events as live
-from .models import Challenge, EmailLog, Game
-from .notifications import notify, send_logged
+from .models import Challenge, Game
+from .notifications.emails import notify, send_logged
+from .notifications.models import EmailLog
 from .selectors import games_to_move
 
 log = logging.getLogger(__name__)

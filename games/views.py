@@ -48,7 +48,7 @@ from .forms import (
 )
 from .models import Game, Move
 from .movetext import long_forms
-from .notifications import BadToken, unsubscribe_link_use, unsubscribe_token, user_from_token
+from .notifications.emails import BadToken, unsubscribe_link_use, unsubscribe_token, user_from_token
 from .payloads import action_entries, series_detail, series_summary, shown_rows
 from .ratings.selectors import display as rating_display
 from .ratings.selectors import series_display, series_leaderboard, shown_series_ratings

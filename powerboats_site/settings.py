@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "games",
     "games.ratings",  # the two-player and multi-player ratings (docs/ratings.md)
     "games.live",  # the live event log (docs/live.md)
+    "games.notifications",  # emails and their log
     "games.social",  # chat, rematches, the next game, watching, player search (docs/social.md)
     "tournaments",
 ]
@@ -205,7 +206,7 @@ WHITENOISE_USE_FINDERS = True
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
 # a your-turn email waits this long (sent by the minute sweep), and is not sent if the player moved meanwhile
 YOUR_TURN_EMAIL_DELAY = env.int("YOUR_TURN_EMAIL_DELAY", default=120)
-# an unsubscribe link in an email works this many days (RFC 8058 one-click; games/notifications.py)
+# an unsubscribe link in an email works this many days (RFC 8058 one-click; games/notifications/emails.py)
 UNSUBSCRIBE_LINK_DAYS = env.int("UNSUBSCRIBE_LINK_DAYS", default=60)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Powerboats <noreply@powerboats.local>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL

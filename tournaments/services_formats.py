@@ -36,7 +36,7 @@ from games import services as game_services
 from games.engine import new_course
 from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.models import DAYS_PER_MOVE, GRACE_DAYS, Game
-from games.notifications import notify
+from games.notifications.emails import notify
 from games.ratings.models import Rating
 from games.state import course_data
 
@@ -88,7 +88,7 @@ class Rules:
 
     def names(self) -> dict[str, Any]:
         """What an email names the event by, in words it can put in the reader's language
-        (games.notifications.title_text): "The Competition, season 3" is said in German as
+        (games.notifications.emails.title_text): "The Competition, season 3" is said in German as
         "Die Liga, Saison 3"; ``title`` is the English, for what reads the entry as it was."""
         if self.season is None:
             return {"title": self.title}

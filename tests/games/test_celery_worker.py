@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
-from games.models import EmailLog, Game
+from games.models import Game
+from games.notifications.models import EmailLog
 from games.tasks import sweep_clocks
 
 from .factories import placed_game

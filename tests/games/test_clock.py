@@ -314,7 +314,8 @@ def test_a_late_move_racing_the_sweep_and_two_sweeps_racing_give_one_outcome(dja
     """Threads on PostgreSQL, many rounds: a late move against two sweeps at the same moment.
     Exactly one time-out is recorded, the move never counts, one rating, emails once."""
     from games.errors import TimeOver
-    from games.models import EmailLog, Move
+    from games.models import Move
+    from games.notifications.models import EmailLog
     from games.ratings.models import RatingChange
 
     rounds = 40

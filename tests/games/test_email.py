@@ -13,7 +13,7 @@ import time_machine
 from django.test import Client
 
 from games import services
-from games.models import EmailLog
+from games.notifications.models import EmailLog
 from games.tasks import send_digests, send_email, sweep_clocks
 
 from .factories import make_game, make_user, placed_game, race

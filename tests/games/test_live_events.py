@@ -69,7 +69,8 @@ def test_a_games_end_is_written_with_its_last_move():
 def test_a_move_that_fails_leaves_no_event():
     """The event and the move are one: a move whose writes fail after its history row and its
     game's update were sent (here its your-turn email, whose key is taken) leaves neither."""
-    from games.models import EmailLog, Move
+    from games.models import Move
+    from games.notifications.models import EmailLog
 
     game = make_game()
     line = game.course.data["course"]["start_finish_cells"]

@@ -12,7 +12,7 @@ import time_machine
 
 from games import services as svc
 from games.live import events as live
-from games.models import EmailLog
+from games.notifications.models import EmailLog
 from games.tasks import sweep_clocks
 
 from .factories import make_user

@@ -11,7 +11,8 @@ import pytest
 import time_machine
 
 from games import services
-from games.models import EmailLog, Game
+from games.models import Game
+from games.notifications.models import EmailLog
 from games.tasks import sweep_clocks
 
 from .factories import make_user

@@ -84,7 +84,7 @@ def test_chat_rematch_next_game_watch_and_search_in_a_browser(live_server, outpu
             watcher.screenshot(path=str(output_dir / "social-search.png"), full_page=True)
 
             # the unsubscribe link of an email: a GET shows the button and changes nothing
-            from games.notifications import unsubscribe_token
+            from games.notifications.emails import unsubscribe_token
 
             phone_page = phone.new_page()
             phone_page.goto(f"{base}/email/unsubscribe/{unsubscribe_token(ann)}/")

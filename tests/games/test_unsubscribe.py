@@ -18,8 +18,8 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.services import user_set_email_mode
-from games import notifications
-from games.models import EmailLog
+from games.notifications import emails as notifications
+from games.notifications.models import EmailLog
 
 from .factories import make_user
 

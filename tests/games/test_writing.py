@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from games.db import writing
 from games.db.writing import Writes
-from games.models import EmailLog, Game, Move, Seat
+from games.models import Game, Move, Seat
+from games.notifications.models import EmailLog
 
 from .factories import make_user, placed_game
 

@@ -1,5 +1,5 @@
 """Dates are written in each language's own order (powerboats_site/formats), in the reader's
-time zone: on pages through the named formats, in emails through games.notifications.local."""
+time zone: on pages through the named formats, in emails through games.notifications.emails.local."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from django.template import Context, Template
 from django.utils import translation
 
-from games.notifications import local
+from games.notifications.emails import local
 
 MOMENT = datetime(2026, 11, 22, 19, 43, tzinfo=UTC)
 PAGE = Template('{{ d|date:"DATE_FORMAT" }} | {{ d|date:"DATETIME_FORMAT" }} | {{ d|date:"SHORT_DATETIME_FORMAT" }}')

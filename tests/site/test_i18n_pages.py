@@ -21,8 +21,9 @@ from django.urls import reverse
 from django.utils import translation
 
 from games import services
-from games.models import EmailLog, Game
-from games.notifications import message_for, unsubscribe_token
+from games.models import Game
+from games.notifications.emails import message_for, unsubscribe_token
+from games.notifications.models import EmailLog
 from games.social import services as social
 from tests.games.factories import make_user, placed_game
 from tournaments import services as swiss

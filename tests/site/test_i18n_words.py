@@ -106,7 +106,7 @@ def test_counts_of_one_are_singular_in_every_language() -> None:
 
 def test_a_score_picks_its_plural_form_by_a_whole_number() -> None:
     """ngettext takes an integer (a float is deprecated): a half point reads as a plural."""
-    from games.notifications import plural_count
+    from games.notifications.emails import plural_count
 
     assert [plural_count(x) for x in (0, 1, 1.0, 1.5, 2.5, 3)] == [0, 1, 1, 2, 2, 3]
 

@@ -10,7 +10,7 @@ import pytest
 import time_machine
 
 from games.errors import Conflict, NotFound
-from games.models import EmailLog
+from games.notifications.models import EmailLog
 from tests.games.factories import race
 from tournaments import services_formats as services
 from tournaments.models import Competition, CompetitionMember, Group, GroupGame, GroupPlayer, Season

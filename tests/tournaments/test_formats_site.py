@@ -13,8 +13,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from games.models import EmailLog
-from games.notifications import message_for
+from games.notifications.emails import message_for
+from games.notifications.models import EmailLog
 from tests.games.factories import PASSWORD, make_user
 from tournaments import services_formats as services
 from tournaments.models import Competition, CompetitionMember, Group, RoundRobin, Season

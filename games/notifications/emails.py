@@ -28,13 +28,14 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext, gettext_noop, ngettext
 
 from accounts.services import user_set_email_mode
+from games.db.writing import Writes
+from games.house import is_house_bot
+from games.live import events as live
+from games.models import Challenge, Game
+from games.reasons import color_name, group_text, outcome_text, place_text, rank_text, result_of, title_text
+from games.signals import emails_recorded
 
-from .db.writing import Writes
-from .house import is_house_bot
-from .live import events as live
-from .models import Challenge, EmailLog, Game
-from .reasons import color_name, group_text, outcome_text, place_text, rank_text, result_of, title_text
-from .signals import emails_recorded
+from .models import EmailLog
 
 log = logging.getLogger(__name__)
 User = get_user_model()
