@@ -1,5 +1,5 @@
 """Django's ModelBackend, with the read of a logged-in player that every page starts with put
-together once per process (games.db.reading) instead of compiled by the ORM on each request
+together once per process (common.db.reading) instead of compiled by the ORM on each request
 (docs/performance.md). Logging in, permissions and the checks are Django's own."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 
-from games.db.reading import rows_where
+from common.db.reading import rows_where
 
 
 class PlayerBackend(ModelBackend):

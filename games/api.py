@@ -1,7 +1,7 @@
 """The REST API (``/api/``): everything the site does, for bots and other clients.
 
 Errors are JSON: ``{"code": ..., "message": ..., "field": ..., "rule": ...}`` with a 4xx
-status (powerboats_site.schema.ErrorOut). Every body is read by a serializer before anything
+status (common.schema.ErrorOut). Every body is read by a serializer before anything
 else, so a body of the wrong shape is refused naming the field and changes nothing. Moves carry
 the ``ply`` the client saw; a POST with an ``Idempotency-Key`` header that is retried gets the
 first answer again. The schema (``/api/schema/``) describes every answer; the fuzz stage
@@ -25,7 +25,7 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_field,
 )
-from rest_framework import exceptions, generics, serializers, status
+from rest_framework import generics, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.fields import empty
@@ -33,13 +33,13 @@ from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnl
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.names import USERNAME_CHARACTERS, USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH
+from common.errors import Conflict, NotFound, ServiceError
+from common.pagination import Pages
+from common.schema import PatternCharField, errors
+from common.strict import StrictInput, StrictModelInput, digits
 from games.engine import DIRECTION_NAMES, Change, DiceChoice
-from powerboats_site.pagination import Pages
-from powerboats_site.schema import PatternCharField, errors
-from powerboats_site.strict import StrictInput, StrictModelInput, digits
 
 from . import api_enums, services, vacations
 from .advice import advice
@@ -53,7 +53,6 @@ from .api_serializers import (
     SeriesSummaryOut,
     VacationOut,
 )
-from .errors import Conflict, NotFound, ServiceError
 from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide, Ruleset
 from .payloads import series_summary
 from .rulesets import BOXED
@@ -72,33 +71,6 @@ IDEMPOTENCY = OpenApiParameter(
 MOVE_ERRORS = errors(403, 409, e403="not a player in this game, or not your turn",
                      e409="the ply is stale, the game is over or not started, you left it (a series), or your time "
                           "ran out (code time_over)")
-
-
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """Every error as ``{"code", "message", "field"?, "rule"?}``."""
-    if isinstance(exc, ServiceError):
-        return Response(exc.as_dict(), status=exc.status)
-    response = drf_exception_handler(exc, context)
-    if response is None:
-        return None
-    if isinstance(exc, exceptions.ValidationError):
-        field, message = _first_error(exc.detail)
-        field = field or "body"
-        response.data = {"code": "invalid", "message": f"{field}: {message}", "field": field, "errors": exc.detail}
-    elif isinstance(exc, exceptions.APIException):
-        codes = exc.get_codes()
-        response.data = {"code": codes if isinstance(codes, str) else "error", "message": str(exc.detail)}
-    return response
-
-
-def _first_error(detail: Any, prefix: str = "") -> tuple[str, str]:
-    if isinstance(detail, dict):
-        for key, value in detail.items():
-            name = prefix if key == "non_field_errors" else (f"{prefix}.{key}" if prefix else str(key))
-            return _first_error(value, name)
-    if isinstance(detail, list) and detail:
-        return _first_error(detail[0], prefix)
-    return prefix, str(detail)
 
 
 def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:  # type: ignore[type-arg]

@@ -18,7 +18,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from powerboats_site.schema import errors
+from common.errors import NotFound
+from common.schema import errors
 
 from . import api_enums, services
 from .api import (
@@ -49,7 +50,6 @@ from .api_serializers import (
     cell,
     ints,
 )
-from .errors import NotFound
 from .models import Game
 from .payloads import series_summary
 from .ratings.selectors import is_provisional, series_leaderboard

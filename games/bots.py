@@ -19,13 +19,13 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from common.errors import ServiceError
 from games.engine import Phase
 from games.engine.bot import LEVELS, ExpectimaxPlayer, make_player
 from games.engine.players import Player
 from games.engine.route import MoveMap, RouteMap
 
 from . import services
-from .errors import ServiceError
 from .house import is_house_bot
 from .models import Game
 from .rulesets import match_of

@@ -1,43 +1,17 @@
-"""Errors of the games services. The API and the site turn them into 4xx answers with
-``code``, ``message``, and where it applies the ``field`` and the ``rule`` (R1–R14)."""
+"""Refusals of a game's actions (its turn, its ply, its end, its rules), beside the refusals every
+app answers with (common.errors: invalid, not found, not a player, conflict). The API and the site
+turn them into 4xx answers with ``code``, ``message``, and where it applies the ``field`` and the
+``rule`` (R1–R20)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from common.errors import ServiceError
 from games.engine import EngineError
 
 from .reasons import refusal_text
-
-
-class ServiceError(Exception):
-    status = 400
-    code = "invalid"
-
-    def __init__(self, message: str, field: str | None = None, rule: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.field = field
-        self.rule = rule
-
-    def as_dict(self) -> dict[str, str]:
-        data = {"code": self.code, "message": self.message}
-        if self.field:
-            data["field"] = self.field
-        if self.rule:
-            data["rule"] = self.rule
-        return data
-
-
-class NotFound(ServiceError):
-    status = 404
-    code = "not_found"
-
-
-class NotAPlayer(ServiceError):
-    status = 403
-    code = "not_a_player"
 
 
 class NotYourTurn(ServiceError):
@@ -64,11 +38,6 @@ class StalePly(ServiceError):
 class IllegalMoveError(ServiceError):
     status = 400
     code = "illegal_move"
-
-
-class Conflict(ServiceError):
-    status = 409
-    code = "conflict"
 
 
 def engine_step(call: Callable[[], Any]) -> Any:

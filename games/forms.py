@@ -14,9 +14,9 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from common.errors import ServiceError
 from games.engine import Change, DiceChoice
 
-from .errors import ServiceError
 from .models import DAYS_PER_MOVE, GRACE_DAYS, ColorChoice, CourseLetter, LakeSide
 from .rulesets import BOXED
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from .errors import Conflict
+from common.errors import Conflict
+
 from .models import Game, IdempotentRequest
 
 

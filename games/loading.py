@@ -20,7 +20,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from .db.reading import Part, instance_of, model_part
+from common.db.reading import Part, instance_of, model_part
+
 from .models import CourseDrawing, Game, Seat
 
 # the user columns a game needs of its players (not their password hashes and the rest)

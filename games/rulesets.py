@@ -20,10 +20,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import ClassVar
 
+from common.db.reading import rows_where
 from games.engine import SERIES_COLORS, GameState, Series
 from games.engine.match import Match
 
-from .db.reading import rows_where
 from .models import Game, Move, Ruleset, Seat
 from .state import course_of, courses_of, playing, replay, state_of
 

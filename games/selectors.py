@@ -8,9 +8,9 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Case, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Value, When
 
+from common.db.reading import rows_where
 from games.engine import Series
 
-from .db.reading import rows_where
 from .loading import game_and_seats, game_seats_and_drawing
 from .models import Challenge, Game, Move, Seat
 from .payloads import game_detail, series_detail

@@ -21,7 +21,7 @@ An action on a game reads as its phases (docs/architecture.md), the same for eve
 4. **record** — the rows are appended (one per ply: a unique constraint), only the changed
    columns of the game and its seats are written, the clocks move on, and the emails and the
    live event the action causes are recorded in the same transaction (one statement on
-   PostgreSQL: games.db.writing);
+   PostgreSQL: common.db.writing);
 5. **finish** — if the game is over, :func:`_finish` (the only place that finishes a game)
    rates it and records the game-over emails and its live end;
 6. **publish** — after the commit, events (``games.signals``) tell the receivers
@@ -47,6 +47,8 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from common.db.writing import Writes
+from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.engine import DiceChoice, Phase, SeededDice, Termination, new_course, new_courses
 from games.engine.bot import LEVELS
 from games.engine.match import Match
@@ -55,19 +57,7 @@ from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
 from . import clock, idempotency
-from .db.writing import Writes
-from .errors import (
-    Conflict,
-    GameIsOver,
-    IllegalMoveError,
-    NotAPlayer,
-    NotFound,
-    NotYourTurn,
-    ServiceError,
-    StalePly,
-    TimeOver,
-    engine_step,
-)
+from .errors import GameIsOver, IllegalMoveError, NotYourTurn, StalePly, TimeOver, engine_step
 from .house import is_house_bot
 from .live import events as live
 from .live.models import LiveEvent
@@ -567,7 +557,7 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
     game_before = _values(game, GAME_FIELDS)
     seats_before = [_values(s, SEAT_FIELDS) for s in seats]
     had_turn, was_over = game.to_move, game.over
-    writes = Writes()  # sent together (games.db.writing): one round trip on PostgreSQL
+    writes = Writes()  # sent together (common.db.writing): one round trip on PostgreSQL
     writes.insert(step.rows)
     store_state(game, seats, step.match)
     finished = game.over and not was_over

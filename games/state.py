@@ -18,6 +18,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from common.db.writing import column_field
 from games.engine import (
     Boat,
     Course,
@@ -49,7 +50,6 @@ from games.engine.record import (
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
-from .db.writing import column_field
 from .models import Game, LakeCourse, Move, Seat, seat_order
 
 # Parsed courses kept per process. A course is built lazily (games.engine.course) from its compact

@@ -12,8 +12,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import F, Q
 from django.utils import timezone
 
+from common.errors import ServiceError
+
 from . import board, bots, services
-from .errors import ServiceError
 from .live import events as live
 from .models import Challenge, Game
 from .notifications.emails import notify, send_logged

@@ -12,9 +12,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User, Vacation
+from common.errors import Conflict, ServiceError
 
 from . import services
-from .errors import Conflict, ServiceError
 from .selectors import games_to_move
 
 

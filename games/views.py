@@ -26,14 +26,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from common.errors import ServiceError
+from common.strict import digits
 from games.engine import DIRECTION_NAMES, Phase, Series
-from powerboats_site.strict import digits
 
 from . import services, vacations
 from .advice import advice, advice_words, guided, opponent_is_house_bot
 from .board import UNREAD, BoatView, OptionView, Stored, Unread, board_style, board_svg, drawing_version
 from .bots import house_bots, play_house_bot
-from .errors import ServiceError
 from .forms import (
     ChallengeForm,
     DiceForm,

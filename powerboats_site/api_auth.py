@@ -4,7 +4,7 @@ a token client gets its refusals' ``message`` in the player's language, else in 
 of ``Accept-Language``; the ``code`` never changes.
 
 Every API request starts here, so the read of the token and its user is put together once per
-process (games.db.reading) instead of compiled by the ORM each time; it answers as DRF's does."""
+process (common.db.reading) instead of compiled by the ORM each time; it answers as DRF's does."""
 
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
-from games.db.reading import Part, instance_of, model_part
-
-from .middleware import use_players_language
+from common.db.reading import Part, instance_of, model_part
+from common.middleware import use_players_language
 
 # DRF's own words, translated by its catalogue (not ours: makemessages does not see them here)
 INVALID, INACTIVE = "Invalid token.", "User inactive or deleted."

@@ -1,4 +1,4 @@
-"""Error pages: under ``/api/`` every error is the API's JSON (powerboats_site.schema.ErrorOut),
+"""Error pages: under ``/api/`` every error is the API's JSON (common.schema.ErrorOut),
 also for a path that matches no route; elsewhere the site's pages."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Django's database sessions, with the read that every page starts with put together once per
-process (games.db.reading) instead of compiled by the ORM on each request (docs/performance.md).
+process (common.db.reading) instead of compiled by the ORM on each request (docs/performance.md).
 Everything else — saving, expiry, cycling the key on login, the async read of the live
 streams — is Django's own (``SESSION_ENGINE`` in settings)."""
 
@@ -11,7 +11,7 @@ from django.contrib.sessions.backends import db
 from django.contrib.sessions.models import Session
 from django.utils import timezone
 
-from games.db.reading import rows_where
+from common.db.reading import rows_where
 
 
 class SessionStore(db.SessionStore):

@@ -62,14 +62,14 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
-    "powerboats_site.middleware.BadInputMiddleware",  # NUL bytes, huge bodies: 400/413 before anything else
+    "common.middleware.BadInputMiddleware",  # NUL bytes, huge bodies: 400/413 before anything else
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # the language from the switcher's cookie, else Accept-Language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "powerboats_site.middleware.UserLocaleMiddleware",  # a logged-in player's own language and time zone
+    "common.middleware.UserLocaleMiddleware",  # a logged-in player's own language and time zone
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a login lockout into its page
@@ -272,11 +272,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_SCHEMA_CLASS": "powerboats_site.schema.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "powerboats_site.pagination.Pages",
+    "DEFAULT_SCHEMA_CLASS": "common.schema.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "common.pagination.Pages",
     # the API reads JSON bodies only: one way to send a value, checked field by field
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "EXCEPTION_HANDLER": "games.api.exception_handler",
+    "EXCEPTION_HANDLER": "common.api.exception_handler",
     "PAGE_SIZE": 50,
     "NUM_PROXIES": PROXY_COUNT,  # the client address of throttles (and of login lockouts)
 }
@@ -290,7 +290,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # the live streams are async views, described by a hook (games/streams/schema.py)
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "games.streams.schema.add_streams",
-                            "powerboats_site.schema.one_blank_string"],
+                            "common.schema.one_blank_string"],
     "ENUM_NAME_OVERRIDES": {
         "ChallengeColorEnum": "games.models.ColorChoice",
         "PlayerColorEnum": "games.api_enums.PLAYER_COLOR",

@@ -3,8 +3,8 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 from accounts.views import PasswordResetView, set_language
+from common import converters  # noqa: F401  (registers <id:…> before the apps' URLs use it)
 from games import views as game_views
-from powerboats_site import converters  # noqa: F401  (registers <id:…> before the apps' URLs use it)
 from powerboats_site import views as site_views
 from tournaments.urls import api_urlpatterns as rating_api
 

@@ -1,7 +1,7 @@
 """Ratings and tournaments in the API: the leaderboard, a player's rating with its history, and
 Swiss tournaments (list, create, detail, register, withdraw, remove, bye, TRF export).
 
-Every answer has a serializer in the schema; errors are JSON (powerboats_site.schema.ErrorOut)."""
+Every answer has a serializer in the schema; errors are JSON (common.schema.ErrorOut)."""
 
 from __future__ import annotations
 
@@ -20,15 +20,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from common.errors import NotFound, ServiceError
+from common.pagination import Pages
+from common.schema import StatedPattern, errors
+from common.strict import StrictInput, StrictModelInput
 from games import api_enums
 from games.api import AsSent, Flag
-from games.errors import NotFound, ServiceError
 from games.models import LakeSide
 from games.ratings.models import Rating
 from games.ratings.selectors import display as rating_display
-from powerboats_site.pagination import Pages
-from powerboats_site.schema import StatedPattern, errors
-from powerboats_site.strict import StrictInput, StrictModelInput
 
 from . import selectors, services
 from .models import TOURNAMENT_SETTINGS, Tournament

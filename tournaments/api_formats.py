@@ -2,7 +2,7 @@
 
 Every request and response has a serializer (the schema at ``/api/schema/`` describes each one);
 errors are ``{"code", "message", "field"?, "rule"?}`` with a 4xx status, as everywhere in the API
-(``games.api.exception_handler``), and a refused request changes nothing. Lists and details read a
+(``common.api.exception_handler``), and a refused request changes nothing. Lists and details read a
 fixed number of queries whatever the number of groups and players."""
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from common.errors import NotFound, ServiceError
+from common.schema import errors
+from common.strict import StrictModelInput
 from games import api_enums
-from games.errors import NotFound, ServiceError
 from games.models import LakeSide
-from powerboats_site.schema import errors
-from powerboats_site.strict import StrictModelInput
 
 from . import selectors_formats as selectors
 from . import services_formats as services

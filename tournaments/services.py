@@ -17,9 +17,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.names import validate_display_name
+from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games import services as game_services
 from games.engine import new_course
-from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.models import COLORS, DAYS_PER_MOVE, GRACE_DAYS, Game
 from games.ratings import glicko2
 from games.state import course_data

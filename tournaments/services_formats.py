@@ -32,9 +32,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.names import validate_display_name
+from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games import services as game_services
 from games.engine import new_course
-from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.models import DAYS_PER_MOVE, GRACE_DAYS, Game
 from games.notifications.emails import notify
 from games.ratings.models import Rating

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from games.errors import ServiceError
+from common.errors import ServiceError
 from games.ratings.models import RatingChange
 from games.ratings.selectors import display as rating_display
 from games.selectors import games_of, head_to_head

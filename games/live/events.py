@@ -2,7 +2,7 @@
 
 Publishing is one INSERT of a ``LiveEvent`` row. A move's event, a game's end, a new game's
 start and first turn, and a change of an open game's seats are written in the transaction of
-what caused them, with its other writes (games.db.writing): the event exists exactly when the move
+what caused them, with its other writes (common.db.writing): the event exists exactly when the move
 does, and costs the turn no statement of its own; every game, of any ruleset, the same way.
 Other events (a challenge's change, a chat line) are published by the receivers in
 ``games/receivers.py`` after their commit.
@@ -52,7 +52,7 @@ from django.db import close_old_connections, connection
 from django.db.models import Q
 from django.utils import timezone
 
-from games.db.writing import Writes
+from common.db.writing import Writes
 
 from .models import LiveEvent, LiveSeen
 

@@ -13,7 +13,7 @@ class LiveEvent(models.Model):
     """The append-only log of live events (docs/live.md): one row per action of a game, a game's
     start and end, a change of an open game's seats, of a challenge, a chat line. An action's,
     a start's, an end's and a seat change's row is written in the transaction of what caused it
-    (with its other writes: games.db.writing); a challenge's and a chat line's after the commit
+    (with its other writes: common.db.writing); a challenge's and a chat line's after the commit
     (games.live.events.publish). The streams of every web process read it by id (Last-Event-ID replay);
     the sweep prunes rows older than a day. No foreign keys: an event never waits for or blocks
     a lock, and outlives nothing."""

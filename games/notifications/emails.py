@@ -28,7 +28,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext, gettext_noop, ngettext
 
 from accounts.services import user_set_email_mode
-from games.db.writing import Writes
+from common.db.writing import Writes
 from games.house import is_house_bot
 from games.live import events as live
 from games.models import Challenge, Game
@@ -154,7 +154,7 @@ def record(emails: list[Email], hold: timedelta | None = None, writes: Writes | 
     published for sending when the transaction commits — or, with ``hold``, left for the clock
     sweep to send once that time has passed (``send_after``). The caller guarantees the keys
     are new (it holds the lock of what the emails are about); use :func:`notify` otherwise.
-    With ``writes`` the rows join the caller's other writes (games.db.writing), sent with them."""
+    With ``writes`` the rows join the caller's other writes (common.db.writing), sent with them."""
     send_after = timezone.now() + hold if hold else None
     rows = [EmailLog(user=user, event=event, key=key, data=data, send_after=send_after)
             for user, event, key, data in emails if user.wants_email(event)]

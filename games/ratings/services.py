@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from django.db import transaction
 from django.utils import timezone
 
-from games.db.writing import Writes
+from common.db.writing import Writes
 
 from . import glicko2
 from .models import Rating, RatingChange, SeriesRating, SeriesRatingChange
@@ -162,7 +162,7 @@ RATING_FIELDS = ("rating", "deviation", "volatility", "games", "wins", "draws", 
 def rate_game(game: RatedGame, seats: Sequence[RatedSeat] | None = None, writes: Writes | None = None) -> bool:
     """Update both players' ratings for a finished game, once. Call inside the transaction that
     finished it (``games.services._finish``), with its seats if they are loaded; with ``writes``
-    the new ratings and their history join the move's other writes (games.db.writing)."""
+    the new ratings and their history join the move's other writes (common.db.writing)."""
     if not is_rated(game, seats) or RatingChange.objects.filter(game_id=game.pk).exists():
         return False
     at = game.finished_at or game.updated_at

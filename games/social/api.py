@@ -16,12 +16,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.names import control_characters
+from common.errors import NotFound, ServiceError
+from common.pagination import Pages
+from common.schema import PatternCharField, errors
+from common.strict import StrictInput
 from games.api import ChallengeOut, Flag, GameSummary, _valid
-from games.errors import NotFound, ServiceError
 from games.models import Game
-from powerboats_site.pagination import Pages
-from powerboats_site.schema import PatternCharField, errors
-from powerboats_site.strict import StrictInput
 
 from . import services
 from .models import CHAT_MAX_LENGTH, ChatMessage

@@ -24,8 +24,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.names import control_characters
+from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games import services
-from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.house import is_house_bot
 from games.models import COLORS, Challenge, Game
 from games.signals import chat_posted

@@ -18,9 +18,9 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games.errors import ServiceError
+from common.errors import ServiceError
+from common.strict import digits
 from games.models import Challenge, Game
-from powerboats_site.strict import digits
 
 from . import services
 from .models import CHAT_MAX_LENGTH

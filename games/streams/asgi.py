@@ -9,7 +9,7 @@ get ``StreamHandler``:
 
 * **No per-request thread, no database.** No ThreadSensitiveContext, and no middleware but
   ``stream_middleware`` (async, no query): the host is checked against ``ALLOWED_HOSTS``, input
-  no view can use is refused as everywhere (powerboats_site.middleware.bad_input), and the
+  no view can use is refused as everywhere (common.middleware.bad_input), and the
   language is the switcher's cookie or the browser's. What a stream needs from the database
   (the session or token, the player and their language, where it starts) the views read
   through ``live.DATABASE``, the process's one live connection, before the stream waits.
@@ -47,8 +47,8 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext, ngettext
 
 from accounts.throttle import client_ip
+from common.middleware import bad_input
 from games.live.events import per_loop
-from powerboats_site.middleware import bad_input
 
 log = logging.getLogger(__name__)
 security = logging.getLogger("django.security.DisallowedHost")

@@ -6,7 +6,7 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
 from django.utils.translation import gettext
 
-import powerboats_site.converters  # noqa: F401  (registers "id")
+import common.converters  # noqa: F401  (registers "id")
 
 from . import views as live_views
 

@@ -52,13 +52,13 @@ from django.views.decorators.http import require_GET
 from rest_framework.authtoken.models import Token
 
 from accounts.throttle import client_ip
+from common.middleware import use_players_language
+from common.strict import digits
 from games.live import events as live
 from games.live.models import LiveEvent
 from games.models import Game
 from games.selectors import detail_of, game_with_seats
 from games.views import SPECTATOR_PARTS, asked_ply, part_key, part_response, spectator_part
-from powerboats_site.middleware import use_players_language
-from powerboats_site.strict import digits
 
 from .asgi import address_key, busy, hold
 

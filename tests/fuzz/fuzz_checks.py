@@ -43,7 +43,7 @@ API = "urn:powerboats:api"
 
 
 def _named_fields(body: dict[str, Any]) -> set[str]:
-    """The top-level inputs an error body blames (games.api.exception_handler): ``field`` and
+    """The top-level inputs an error body blames (common.api.exception_handler): ``field`` and
     each key of ``errors``; ``cell.0`` is ``cell``, an error of no one field is ``body``."""
     names = set()
     if isinstance(body.get("field"), str):

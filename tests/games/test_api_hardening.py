@@ -48,7 +48,7 @@ def test_vacation_days_must_be_a_sensible_whole_number(days):
 @pytest.mark.parametrize(("field", "value"), [("rated", 0), ("rated", "true"), ("days_per_move", "3"),
                                               ("days_per_move", 3.0), ("opponent", 12), ("color", True)])
 def test_json_types_are_the_schemas_types(field, value):
-    """A value of another JSON type is refused, not quietly converted (powerboats_site.strict)."""
+    """A value of another JSON type is refused, not quietly converted (common.strict)."""
     client = client_for(make_user("ann"))
     response = client.post("/api/challenges/", {field: value}, format="json")
     assert response.status_code == 400 and response.json()["field"] == field, response.content

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games.errors import ServiceError
+from common.errors import ServiceError
 from tournaments import services as tournament_services
 from tournaments import services_formats
 from tournaments.api import MAX_ROUNDS

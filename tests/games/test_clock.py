@@ -7,10 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
+from common.errors import Conflict, ServiceError
 from games import services, vacations
 from games.clock import charged, moment_when_used
 from games.engine import Change, DiceChoice
-from games.errors import Conflict, GameIsOver, ServiceError
+from games.errors import GameIsOver
 from games.models import Game
 
 from .factories import greedy_action, make_game, make_user, race

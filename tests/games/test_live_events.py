@@ -11,8 +11,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from common.errors import ServiceError
 from games import services
-from games.errors import ServiceError
 from games.live import events as live
 from games.live.models import LiveEvent
 
@@ -27,7 +27,7 @@ def kinds() -> list[tuple[str, dict]]:
 
 def test_a_game_start_and_a_move_are_written_with_them_in_their_transaction():
     """A move's event is written in the move's own transaction, with its other writes (one
-    statement on PostgreSQL: games.db.writing): it exists exactly when the move does."""
+    statement on PostgreSQL: common.db.writing): it exists exactly when the move does."""
     game = make_game()
     assert [k for k, _ in kinds()] == ["start", "move"], "a new game: its start, then its first turn"
     line = game.course.data["course"]["start_finish_cells"]

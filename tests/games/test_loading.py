@@ -53,7 +53,7 @@ def test_the_loader_reads_every_seat_of_a_series_open_or_started():
 
 def test_rows_where_gives_what_the_orm_gives():
     """The small reads of a page and an API GET (a game's history, its players' ratings)."""
-    from games.db.reading import rows_where
+    from common.db.reading import rows_where
     from games.models import Move
     from games.ratings.models import Rating
     from games.selectors import MOVE_LIST_COLUMNS, history, ratings_of

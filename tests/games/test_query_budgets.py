@@ -3,7 +3,7 @@ the site as clients use them. Tasks are not counted: they are queued after the c
 
 Budgets: a roll <= 7, a direction <= 9, the API GET of a game <= 4, the HTML game page <= 5. On
 PostgreSQL a turn is 3, of a two-player game and of a series alike: the token, the locked read, and
-its writes, its live event included, in one statement (games.db.writing).
+its writes, its live event included, in one statement (common.db.writing).
 The tests run with real transactions (as in production, where BEGIN and COMMIT are not
 statements of the budget: they are left out), with the course already parsed by this process, as it is for a
 game someone plays.

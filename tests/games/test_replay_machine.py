@@ -28,9 +28,10 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from common.errors import ServiceError
 from games import services, vacations
 from games.engine import Phase
-from games.errors import GameIsOver, ServiceError, StalePly, TimeOver
+from games.errors import GameIsOver, StalePly, TimeOver
 from games.management.commands.verify_games import check_game
 from games.models import Game
 from games.rulesets import BOXED, match_of

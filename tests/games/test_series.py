@@ -11,11 +11,12 @@ from django.core.management import call_command
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from common.errors import Conflict, NotAPlayer, ServiceError
 from games import services as svc
 from games.engine import SERIES_COLORS, Phase
 from games.engine.players import GreedyPlayer
 from games.engine.record import verify_series
-from games.errors import Conflict, GameIsOver, IllegalMoveError, NotAPlayer, NotYourTurn, ServiceError, StalePly
+from games.errors import GameIsOver, IllegalMoveError, NotYourTurn, StalePly
 from games.management.commands.verify_games import check_game
 from games.models import Game, Move
 from games.ratings.models import SeriesRating, SeriesRatingChange

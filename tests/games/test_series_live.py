@@ -12,8 +12,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from common.errors import ServiceError
 from games import services
-from games.errors import ServiceError
 from games.live import events as live
 from games.live.models import LiveEvent
 from games.models import Game

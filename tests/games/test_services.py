@@ -8,9 +8,10 @@ import hashlib
 import pytest
 from django.core.management import call_command
 
+from common.errors import Conflict, NotAPlayer
 from games import services
 from games.engine import Change, DiceChoice, SeededDice
-from games.errors import Conflict, GameIsOver, IllegalMoveError, NotAPlayer, NotYourTurn, StalePly
+from games.errors import GameIsOver, IllegalMoveError, NotYourTurn, StalePly
 from games.models import AppendOnly, Challenge, Game, IdempotentRequest, Move
 from games.signals import game_finished
 

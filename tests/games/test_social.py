@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games import services
-from games.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games.models import Challenge, Game
 from games.selectors import outcome
 from games.signals import chat_posted

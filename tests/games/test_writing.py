@@ -1,4 +1,4 @@
-"""games.db.writing sends a step's writes together, by SQL it writes itself from the models: what it
+"""common.db.writing sends a step's writes together, by SQL it writes itself from the models: what it
 stores must be exactly what the ORM's ``bulk_create`` and ``save(update_fields=…)`` store, on
 PostgreSQL in one statement and elsewhere one by one (both ways are run here)."""
 
@@ -11,8 +11,8 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games.db import writing
-from games.db.writing import Writes
+from common.db import writing
+from common.db.writing import Writes
 from games.models import Game, Move, Seat
 from games.notifications.models import EmailLog
 

@@ -12,7 +12,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
-from powerboats_site.middleware import BadInputMiddleware
+from common.middleware import BadInputMiddleware
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()

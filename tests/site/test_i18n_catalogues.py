@@ -81,7 +81,7 @@ def _ids(path: Path) -> set[tuple[str, str]]:
     return ids
 
 
-SOURCES = ["accounts", "games", "tournaments", "powerboats_site", "templates", "static"]
+SOURCES = ["accounts", "common", "games", "tournaments", "powerboats_site", "templates", "static"]
 
 
 def test_the_catalogues_hold_exactly_the_messages_of_the_sources(tmp_path: Path, monkeypatch, settings) -> None:

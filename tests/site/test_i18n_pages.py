@@ -428,8 +428,8 @@ def test_a_token_client_gets_the_players_language_once_it_is_set(world) -> None:
 def test_the_series_and_chat_refusals_are_translated(world) -> None:
     """The refusals of the merged services (games/services.py, games/social/services.py) reach the
     player in their language: the awaited phase (R6) and the status are words, not codes."""
+    from common.errors import ServiceError
     from games.engine.dice import Change, DiceChoice
-    from games.errors import ServiceError
 
     series = series_world(world)
     played = Game.objects.get(pk=series["played"].pk)  # the first boat is placed first (R16)

@@ -12,7 +12,7 @@ from django.conf import settings
 
 CALLS = {"_", "gettext", "ngettext", "pgettext", "npgettext", "gettext_lazy", "ngettext_lazy", "pgettext_lazy",
          "gettext_noop"}
-APPS = ("accounts", "games", "tournaments", "powerboats_site")
+APPS = ("accounts", "common", "games", "tournaments", "powerboats_site")
 
 
 def translations_in_fstrings(source: str, name: str = "<source>") -> list[int]:

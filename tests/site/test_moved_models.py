@@ -1,5 +1,5 @@
 """Models moved to an app of their own (games.ratings, games.social; issue 25) keep their content
-types, so a staff member's permissions on them still hold (powerboats_site/contenttypes.py)."""
+types, so a staff member's permissions on them still hold (common/contenttypes.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.apps import apps
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
 
-from powerboats_site.contenttypes import relabel
+from common.contenttypes import relabel
 from tests.games.factories import make_game, make_user
 
 pytestmark = pytest.mark.django_db

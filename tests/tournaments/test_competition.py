@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 
-from games.errors import Conflict, NotFound
+from common.errors import Conflict, NotFound
 from games.notifications.models import EmailLog
 from tests.games.factories import race
 from tournaments import services_formats as services

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 
-from games.errors import Conflict, ServiceError
+from common.errors import Conflict, ServiceError
 from games.models import Game, Seat
 from tournaments import berger, selectors_formats, standings, trf
 from tournaments import services_formats as services

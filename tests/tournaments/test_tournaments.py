@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
+from common.errors import Conflict, ServiceError
 from games import services as game_services
-from games.errors import Conflict, ServiceError
 from games.models import Game, Seat
 from tests.games.factories import PASSWORD, make_user
 from tournaments import selectors, services, trf

@@ -7,7 +7,7 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-from powerboats_site.contenttypes import moved_content_types
+from common.contenttypes import moved_content_types
 
 
 class Migration(migrations.Migration):

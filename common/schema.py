@@ -6,7 +6,7 @@ service can refuse with), :class:`AutoSchema` adds those the framework and the e
 any operation of a kind:
 
 * ``400`` — always: invalid input, including what the edge refuses before any view (a NUL byte
-  in the path or query, too many parameters; powerboats_site.middleware);
+  in the path or query, too many parameters; common.middleware);
 * ``401`` — when the operation needs authentication;
 * ``404`` — when the path names an object, or the operation reads a page of a list;
 * ``413`` — when the operation takes a body (the edge refuses bodies over 256 KiB);

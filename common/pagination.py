@@ -8,8 +8,8 @@ from typing import Any
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 
-from games.errors import ServiceError
-from powerboats_site.strict import digits
+from common.errors import ServiceError
+from common.strict import digits
 
 
 class Pages(PageNumberPagination):

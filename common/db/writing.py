@@ -1,4 +1,4 @@
-"""The writes of one step, sent to the database together: the counterpart of games.db.reading.
+"""The writes of one step, sent to the database together: the counterpart of common.db.reading.
 
 A move appends its history rows, updates the changed columns of its seat and of its game and
 records the email it causes. Through the ORM that is four statements, each compiled by Django
