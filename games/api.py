@@ -56,7 +56,7 @@ from .api_serializers import (
 from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide, Ruleset
 from .payloads import series_summary
 from .rulesets import BOXED
-from .selectors import detail_of, game_with_seats, games_of, open_challenges, outcome, plays_in
+from .selectors import detail_of, game_with_seats, games_of, open_challenges, open_games, outcome, plays_in
 from .state import record_of
 
 User = get_user_model()
@@ -362,6 +362,30 @@ class GameList(generics.ListAPIView):  # type: ignore[type-arg]
         del data["ruleset"]
         game = services.game_open(user=request.user, **data)
         return Response(lobby_summary(game, request), status=status.HTTP_201_CREATED)
+
+
+class OpenGameItem(serializers.BaseSerializer):  # type: ignore[type-arg]
+    """A game open in the lobby: a series of the boxed game waiting for players."""
+
+    def to_representation(self, game: Game) -> dict[str, Any]:
+        return series_summary(game, game.seat_list(), self.context["request"].user)
+
+
+class OpenGameList(generics.ListAPIView):  # type: ignore[type-arg]
+    """The lobby: games open for players to join (``POST /api/games/<id>/join/``), newest first,
+    a page at a time (as the series lobby's page lists them)."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    serializer_class = OpenGameItem
+    pagination_class = Pages
+
+    @extend_schema(responses=SeriesSummaryOut(many=True),
+                   summary="Games open in the lobby: series of the boxed game with seats to take, newest first")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> Any:
+        return open_games()
 
 
 def lobby_summary(game: Game, request: Request) -> dict[str, Any]:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("challenges/<id:challenge_id>/accept/", api.ChallengeAccept.as_view(), name="api_challenge_accept"),
     path("challenges/<id:challenge_id>/decline/", api.ChallengeDecline.as_view(), name="api_challenge_decline"),
     path("games/", api.GameList.as_view(), name="api_games"),
+    path("games/open/", api.OpenGameList.as_view(), name="api_open_games"),
     path("games/<id:game_id>/", api.GameDetail.as_view(), name="api_game"),
     *api_streams,
     path("games/<id:game_id>/record/", api.GameRecord.as_view(), name="api_game_record"),

@@ -166,8 +166,10 @@ def open_series_and_mine(user: Any) -> list[tuple[Game, list[Seat]]]:
     return _series(Game.objects.filter(query).order_by("-updated_at"))
 
 
-def open_series() -> list[tuple[Game, list[Seat]]]:
-    return _series(Game.objects.filter(status=Game.Status.OPEN).order_by("-created_at"))
+def open_games() -> QuerySet[Game]:
+    """Games open in the lobby (seats to take), newest first, with their seats and players: for
+    a list read page by page."""
+    return with_players(Game.objects.filter(status=Game.Status.OPEN).order_by("-created_at", "-pk"))
 
 
 def series_to_move(user: Any) -> QuerySet[Game]:

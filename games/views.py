@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -60,7 +61,7 @@ from .selectors import (
     games_of,
     history,
     open_challenges,
-    open_series,
+    open_games,
     ratings_of,
     series_of,
 )
@@ -671,11 +672,16 @@ def _history_window(history: list[dict[str, Any]], at: int, replaying: bool) -> 
     return list(reversed(history[max(0, end - HISTORY_SHOWN):end]))
 
 
+LOBBY_PAGE_SIZE = 50
+
+
 def _series_lobby(request: HttpRequest, form: SeriesForm, status: int = 200) -> HttpResponse:
     user = request.user if request.user.is_authenticated else None
+    page = Paginator(open_games(), LOBBY_PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "form": form,
-        "open": [series_summary(g, seats, user) for g, seats in open_series()],
+        "open": [series_summary(g, g.seat_list(), user) for g in page],
+        "open_page": page,
         "mine": [series_summary(g, seats, user) for g, seats in series_of(user)] if user else [],
         "leaders": [{"user": r.user, "rating": series_display(r), "deviation": r.deviation, "series": r.series,
                      "wins": r.wins} for r in series_leaderboard(20)],

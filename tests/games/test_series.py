@@ -64,6 +64,44 @@ def test_a_series_starts_when_its_seats_are_filled():
     assert series.deadline is not None and all(s.grace_seconds == 7 * 86400 for s in seats)
 
 
+def test_the_lobby_lists_every_open_game_a_page_at_a_time(monkeypatch):
+    """GET /api/games/open/ and the series lobby page list the games open for players, newest
+    first, page by page: an open game is never out of reach however many there are (issue 25:
+    every game has what a two-player game has, pagination too)."""
+    from common.pagination import Pages
+    from games import views
+
+    users = four()
+    opened = [svc.game_open(user=users[i % 3], seats=3 + i % 4) for i in range(7)]
+    started = opened[1]  # bob's, for four players: the three others fill it
+    for u in (users[0], users[2], users[3]):
+        svc.game_join(user=u, game_id=started.pk)
+    started.refresh_from_db()
+    assert started.status == Game.Status.ACTIVE
+    still_open = [g.pk for g in reversed(opened) if g.pk != started.pk]  # newest first
+    monkeypatch.setattr(Pages, "page_size", 4)
+    monkeypatch.setattr(views, "LOBBY_PAGE_SIZE", 4)
+    anonymous = APIClient()
+    first = anonymous.get("/api/games/open/").json()
+    assert first["count"] == 6 and [g["id"] for g in first["results"]] == still_open[:4]
+    assert all(g["status"] == "open" and g["ruleset"] == "boxed" for g in first["results"])
+    second = client_for(users[3]).get(first["next"]).json()
+    assert [g["id"] for g in second["results"]] == still_open[4:] and second["next"] is None
+    assert [g["your_seat"] for g in second["results"]] == [
+        Game.objects.get(pk=g).created_by_id == users[3].pk for g in still_open[4:]]
+    refused = anonymous.get("/api/games/open/?page=0")
+    assert refused.status_code == 400 and refused.json()["field"] == "page"
+    # the page: the same games, in pages of LOBBY_PAGE_SIZE, with a way to the next
+    page1 = anonymous.get("/series/").content.decode()
+    page2 = anonymous.get("/series/?page=2").content.decode()
+    numbers = {g.pk: g.series_number for g in opened}
+    for gid in still_open[:4]:
+        assert f"Series {numbers[gid]} by" in page1 and f"Series {numbers[gid]} by" not in page2
+    for gid in still_open[4:]:
+        assert f"Series {numbers[gid]} by" in page2
+    assert 'href="?page=2"' in page1 and "page 1 of 2" in page1 and 'href="?page=1"' in page2
+
+
 def test_lobby_refusals_change_nothing():
     ann, bob, cid, dee = four()
     with pytest.raises(ServiceError) as info:
