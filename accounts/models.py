@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zoneinfo
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +20,56 @@ def validate_time_zone(value: str) -> None:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise ValidationError(_("%(value)r is not a time zone (e.g. Europe/Amsterdam)") % {"value": value}) from None
+
+
+class Kind(models.TextChoices):
+    """What a player may be told of (Settings, "Notifications"): each kind has its channels."""
+
+    YOUR_TURN = "your_turn", _("Your turn")
+    REMINDER = "reminder", _("A reminder before your deadline")
+    GAME_OVER = "game_over", _("A game is over")
+    CHALLENGE = "challenge", _("A challenge to you")
+    TOURNAMENT = "tournament", _("Tournaments: a new pairing, a start, an end")
+
+
+class EmailWay(models.TextChoices):
+    """How a kind of notice comes by email."""
+
+    EACH = "each", _("each at once")
+    DIGEST = "digest", _("in the daily digest")
+    NONE = "none", _("none")
+
+
+# the kind of each notice the site sends (games.notifications; the digest is a channel, not a kind)
+KIND_OF = {
+    "your_turn": Kind.YOUR_TURN, "reminder": Kind.REMINDER, "game_over": Kind.GAME_OVER,
+    "challenge": Kind.CHALLENGE, "pairing": Kind.TOURNAMENT, "tournament_over": Kind.TOURNAMENT,
+    "group_start": Kind.TOURNAMENT, "group_over": Kind.TOURNAMENT,
+}
+# the email presets of before per-kind settings, still what ``email_mode`` sets (the unsubscribe
+# link, PATCH /api/me/): every kind at once, none, or the games to move in a daily digest
+EMAIL_PRESETS: dict[str, dict[str, str]] = {
+    "each": {k: EmailWay.EACH for k in Kind.values},
+    "digest": {k: (EmailWay.DIGEST if k in (Kind.YOUR_TURN, Kind.REMINDER) else EmailWay.EACH) for k in Kind.values},
+    "none": {k: EmailWay.NONE for k in Kind.values},
+}
+
+
+def validate_notify(value: Any) -> None:
+    """``User.notify``: for some kinds, ``{"email": "each" | "digest" | "none", "push": bool}``."""
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        raise ValidationError(_("notifications are an object of kinds"))
+    for kind, ways in value.items():
+        if kind not in Kind.values:
+            raise ValidationError(_("%(value)r is not a kind of notification") % {"value": kind})
+        if not isinstance(ways, dict) or set(ways) - {"email", "push"}:
+            raise ValidationError(_("each kind has email and push"))
+        if "email" in ways and ways["email"] not in EmailWay.values:
+            raise ValidationError(_("email is each, digest or none"))
+        if "push" in ways and not isinstance(ways["push"], bool):
+            raise ValidationError(_("push is true or false"))
 
 
 class User(AbstractUser):
@@ -66,7 +116,26 @@ class User(AbstractUser):
         default=False, help_text="the player dismissed the first game's hints (games/guide: a new account's game "
                                  "against a house bot)",
     )
-    email_mode = models.CharField(max_length=6, choices=EmailMode.choices, default=EmailMode.EACH)
+    email_mode = models.CharField(
+        max_length=6, choices=EmailMode.choices, default=EmailMode.EACH,
+        help_text="a summary of the emails chosen per kind (``notify``), kept by save(): digest when any kind "
+                  "comes in the daily digest (the digest task's index), none when no kind is emailed, else "
+                  "each; setting it (user_set_email_mode: the unsubscribe link, the API) applies its preset")
+    notify = models.JSONField(
+        null=True, blank=True, validators=[validate_notify],
+        help_text="per kind of notice (Kind), its channels: {kind: {email: each|digest|none, push: bool}}; a "
+                  "kind or channel left out: email as email_mode's preset, push on (docs/notifications.md)")
+    push_devices = models.PositiveSmallIntegerField(
+        default=0, db_default=0, help_text="devices subscribed to web push (games.notifications.push keeps it): "
+                                           "the move path knows without a query whether to record a push")
+    quiet_from = models.PositiveSmallIntegerField(
+        _("quiet from"), null=True, blank=True,
+        help_text=_("local hour (0–23) from which nothing is pushed or emailed at once; empty: no quiet hours"))
+    quiet_to = models.PositiveSmallIntegerField(
+        _("quiet until"), null=True, blank=True, help_text=_("local hour (0–23) when the quiet hours end"))
+    next_game_link = models.BooleanField(
+        _("the “Next game” link"), default=True, db_default=True,
+        help_text=_("in the menu: straight to the game that waits for your move with the nearest deadline"))
     digest_hour = models.PositiveSmallIntegerField(default=8, help_text=_("local hour (0–23) of the daily digest"))
     reminder_hours = models.PositiveSmallIntegerField(default=24, help_text=_("remind me when this many hours are left"))
     last_digest_on = models.DateField(null=True, blank=True, help_text="local date of the last digest")
@@ -93,8 +162,13 @@ class User(AbstractUser):
         return self.username
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        """Keep ``name_key`` in step with ``username``, whichever way the user is saved."""
+        """Keep ``name_key`` in step with ``username``, and ``email_mode`` with ``notify``, whichever
+        way the user is saved."""
         update_fields = kwargs.get("update_fields")
+        if self.notify is not None and (update_fields is None or "notify" in update_fields):
+            self.email_mode = self.email_summary()
+            if update_fields is not None:
+                kwargs["update_fields"] = update_fields = {*update_fields, "email_mode"}
         if update_fields is None or "username" in update_fields:
             key = name_key(self.username)
             # a clash from before the rule keeps its "#id" suffix (migration 0006)
@@ -111,14 +185,61 @@ class User(AbstractUser):
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             return zoneinfo.ZoneInfo("UTC")
 
-    def wants_email(self, event: str) -> bool:
+    # --- notifications: per kind, by email (each, in the digest, none) and by push ------------
+
+    def channels(self, kind: str) -> dict[str, Any]:
+        """A kind's channels as chosen, the defaults filled in: email as ``email_mode``'s preset
+        (each, unless the player chose otherwise before there were kinds), push on. With no
+        choice per kind (``notify`` empty) the preset is all there is."""
+        chosen = (self.notify or {}).get(kind, {})
+        preset = EMAIL_PRESETS.get(self.email_mode, EMAIL_PRESETS["each"])[kind]
+        return {"email": chosen.get("email", preset), "push": chosen.get("push", True)}
+
+    def email_way(self, kind: str) -> str:
         if self.is_bot or not self.email:
-            return False
-        if self.email_mode == User.EmailMode.EACH:
-            return True
-        # with a digest, only what cannot wait a day comes at once
-        return self.email_mode == User.EmailMode.DIGEST and event in {
-            "digest", "game_over", "challenge", "pairing", "tournament_over", "group_start", "group_over"}
+            return EmailWay.NONE
+        return str(self.channels(kind)["email"])
+
+    def email_summary(self) -> str:
+        """``email_mode`` as the per-kind choices give it."""
+        ways = {self.channels(k)["email"] for k in Kind.values}
+        if EmailWay.DIGEST in ways:
+            return User.EmailMode.DIGEST
+        return User.EmailMode.NONE if ways == {EmailWay.NONE} else User.EmailMode.EACH
+
+    def wants_email(self, event: str) -> bool:
+        """An email for ``event`` goes out at once (the digest itself: to a player with an address)."""
+        if event == "digest":
+            return not self.is_bot and bool(self.email)
+        kind = KIND_OF.get(event)
+        return kind is not None and self.email_way(kind) == EmailWay.EACH
+
+    def wants_in_digest(self, event: str) -> bool:
+        """``event`` waits for the daily digest (your turn and reminders: the digest lists the games
+        to move; the other kinds: what happened since the last one)."""
+        kind = KIND_OF.get(event)
+        return kind is not None and self.email_way(kind) == EmailWay.DIGEST
+
+    def wants_push(self, event: str) -> bool:
+        """A push for ``event`` goes to this player's devices (they have one, and want this kind)."""
+        kind = KIND_OF.get(event)
+        return (kind is not None and not self.is_bot and self.push_devices > 0
+                and bool(self.channels(kind)["push"]))
+
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """The end of the player's quiet hours when ``now`` falls in them (their time zone; a
+        window may run over midnight), else None."""
+        start, end = self.quiet_from, self.quiet_to
+        if start is None or end is None or start == end:
+            return None
+        local = now.astimezone(self.tz)
+        hour = local.hour
+        inside = start <= hour < end if start < end else (hour >= start or hour < end)
+        if not inside:
+            return None
+        day = local.date() + timedelta(days=1) if start > end and hour >= start else local.date()
+        naive = datetime(day.year, day.month, day.day, end)
+        return naive.replace(tzinfo=self.tz).astimezone(now.tzinfo)
 
 
 class Vacation(models.Model):

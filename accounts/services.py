@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import transaction
 
-from .models import User
+from .models import EMAIL_PRESETS, Kind, User, validate_notify
 
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo"
@@ -67,9 +69,45 @@ def user_ensure_house_bots() -> list[User]:
 
 @transaction.atomic
 def user_set_email_mode(*, user: User, mode: str) -> User:
-    """Change which emails a player gets (the unsubscribe link: ``none``; back: ``each``)."""
+    """Apply an email preset to every kind of notice (the unsubscribe link: ``none``; back:
+    ``each``; ``digest``: the games to move in a daily digest, the rest at once). The choices of
+    push per kind stay as they were."""
     if mode not in User.EmailMode.values:
         raise ValueError(f"unknown email mode {mode!r}")
-    User.objects.filter(pk=user.pk).update(email_mode=mode)
-    user.email_mode = mode
+    pushes = {k: user.channels(k)["push"] for k in Kind.values}
+    notify = None if all(pushes.values()) else {k: {"email": EMAIL_PRESETS[mode][k], "push": pushes[k]}
+                                               for k in Kind.values}
+    User.objects.filter(pk=user.pk).update(email_mode=mode, notify=notify)
+    user.email_mode, user.notify = mode, notify
+    return user
+
+
+@transaction.atomic
+def user_set_notifications(*, user: User, notify: dict[str, dict[str, Any]] | None = None,
+                           quiet: tuple[int | None, int | None] | None = None,
+                           next_game_link: bool | None = None) -> User:
+    """Store a player's choices of notifications: per kind its email (each, digest, none) and
+    push (on, off) — the kinds and channels named, the others as they were — the quiet hours
+    (both hours, or neither: none), and whether the menu has the "Next game" link."""
+    fields = []
+    if notify is not None:
+        merged = {k: user.channels(k) for k in Kind.values}
+        for kind, ways in notify.items():
+            merged[kind] = {**merged[kind], **ways}
+        validate_notify(merged)
+        user.notify = merged
+        fields.append("notify")
+    if quiet is not None:
+        start, end = quiet
+        if (start is None) != (end is None):
+            raise ValueError("quiet hours need both hours, or neither")
+        if any(h is not None and not 0 <= h <= 23 for h in (start, end)):
+            raise ValueError("an hour is 0 to 23")
+        user.quiet_from, user.quiet_to = start, end
+        fields += ["quiet_from", "quiet_to"]
+    if next_game_link is not None:
+        user.next_game_link = next_game_link
+        fields.append("next_game_link")
+    if fields:
+        user.save(update_fields=fields)
     return user

@@ -53,7 +53,7 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
     from bench._fill import Copy
     from games.engine import new_course
     from games.models import Game
-    from games.notifications.models import EmailLog
+    from games.notifications.models import Notice
     from games.state import course_data, stored_course
 
     call_command("migrate", verbosity=0)
@@ -102,7 +102,7 @@ def fill(players: int, games: int, emails: int, seed: int) -> None:
                                     sha, 3, 7, True, finished, None, None, None, None, False, created, finished))
         print(f"{games} games in {time.perf_counter() - t0:.0f} s", flush=True)
         t0 = time.perf_counter()
-        with Copy(raw, EmailLog, "id, user_id, event, key, data, created_at, sent_at, attempts, send_after") as copy:
+        with Copy(raw, Notice, "id, user_id, event, key, data, created_at, sent_at, attempts, send_after") as copy:
             for i in range(emails):
                 created = now - timedelta(minutes=rng.uniform(0, 60 * 24 * 700))
                 unsent = rng.random() < 0.0005
@@ -153,12 +153,12 @@ def main() -> None:
     from django.utils import timezone
 
     from games.models import Game
-    from games.notifications.models import EmailLog
+    from games.notifications.models import Notice
     from games.tasks import digest_readers, due_reminders, due_time_outs, held_emails_due, unsent_emails, waiting_bots
 
     now = timezone.now()
     print(f"\n{Game.objects.count()} games ({Game.objects.filter(status='active').count()} going on), "
-          f"{EmailLog.objects.count()} email-log rows; load average {os.getloadavg()[0]:.2f}")
+          f"{Notice.objects.count()} email-log rows; load average {os.getloadavg()[0]:.2f}")
     results = {
         "time-outs due (sweep_clocks)": explain("time-outs due", due_time_outs(now)),
         "reminders due (sweep_clocks)": explain("reminders due", due_reminders(now)),

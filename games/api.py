@@ -34,7 +34,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import EmailWay, Kind
 from accounts.names import USERNAME_CHARACTERS, USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH
+from accounts.services import user_set_email_mode, user_set_notifications
 from common.errors import Conflict, NotFound, ServiceError
 from common.pagination import Pages
 from common.schema import PatternCharField, errors
@@ -48,6 +50,7 @@ from .api_serializers import (
     GameDetailOut,
     GameRecordOut,
     RegisteredOut,
+    S,
     SeriesDetailOut,
     SeriesRecordOut,
     SeriesSummaryOut,
@@ -593,20 +596,82 @@ class GameResign(APIView):
 # --- me: preferences and vacation -----------------------------------------------------------
 
 
+class ChannelsIn(StrictInput):
+    email = serializers.ChoiceField(choices=EmailWay.choices, required=False,
+                                    help_text="each: an email at once; digest: in the daily digest; none")
+    push = Flag(required=False, help_text="a push to your devices (those you turned notifications on for)")
+
+
+class ChannelsOut(S):
+    email = serializers.ChoiceField(choices=EmailWay.choices)
+    push = serializers.BooleanField()
+
+
+class NotificationsIn(StrictInput):
+    """Per kind of notice, its channels; a kind or channel left out stays as it is."""
+
+    your_turn = ChannelsIn(required=False)
+    reminder = ChannelsIn(required=False)
+    game_over = ChannelsIn(required=False)
+    challenge = ChannelsIn(required=False)
+    tournament = ChannelsIn(required=False, help_text="a new pairing, a round-robin's start, an end")
+
+
+class NotificationsOut(S):
+    your_turn = ChannelsOut()
+    reminder = ChannelsOut()
+    game_over = ChannelsOut()
+    challenge = ChannelsOut()
+    tournament = ChannelsOut()
+
+
 class MeSerializer(StrictModelInput):
     time_zone = serializers.ChoiceField(choices=TIME_ZONES, required=False,
-                                        help_text="your time zone (IANA), for dates in emails")
+                                        help_text="your time zone (IANA), for dates in emails and quiet hours")
+    notifications = NotificationsIn(required=False, help_text="per kind of notice: email (each, digest, none) and "
+                                                              "push (true, false)")
 
     class Meta:
         model = User
-        fields = ["username", "email", "is_bot", "email_mode", "digest_hour", "reminder_hours", "time_zone",
-                  "language", "bot_turn_emails", "bot_hints", "guide_done", "vacation_days_per_year"]
-        read_only_fields = ["username", "is_bot", "vacation_days_per_year"]
+        fields = ["username", "email", "is_bot", "email_mode", "notifications", "quiet_from", "quiet_to",
+                  "digest_hour", "reminder_hours", "time_zone", "language", "bot_turn_emails", "bot_hints",
+                  "guide_done", "next_game_link", "push_devices", "vacation_days_per_year"]
+        read_only_fields = ["username", "is_bot", "push_devices", "vacation_days_per_year"]
         extra_kwargs = {"digest_hour": {"min_value": 0, "max_value": 23},
-                        "reminder_hours": {"min_value": 1, "max_value": 336}}
+                        "reminder_hours": {"min_value": 1, "max_value": 336},
+                        "quiet_from": {"min_value": 0, "max_value": 23},
+                        "quiet_to": {"min_value": 0, "max_value": 23},
+                        "email_mode": {"help_text": "a preset for every kind's email (each, digest: the games to "
+                                                    "move in the daily digest, none); read: what the kinds add up to"}}
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        instance = self.instance
+        start = attrs.get("quiet_from", getattr(instance, "quiet_from", None))
+        end = attrs.get("quiet_to", getattr(instance, "quiet_to", None))
+        if (start is None) != (end is None):
+            raise serializers.ValidationError({"quiet_to" if start is not None else "quiet_from": [
+                _("quiet hours need both hours (or neither: none)")]})
+        return attrs
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        data["notifications"] = {k: instance.channels(k) for k in Kind.values}
+        return data
+
+    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
+        """The notifications through their services (a preset, then the kinds named), the rest as
+        fields."""
+        mode = validated_data.pop("email_mode", None)
+        kinds = validated_data.pop("notifications", None)
+        quiet = (validated_data.pop("quiet_from", instance.quiet_from), validated_data.pop("quiet_to", instance.quiet_to))
+        if mode is not None:
+            user_set_email_mode(user=instance, mode=mode)
+        user_set_notifications(user=instance, notify=kinds, quiet=quiet)
+        return super().update(instance, validated_data)
 
 
 class MeOut(MeSerializer):
+    notifications = NotificationsOut(read_only=True)  # type: ignore[assignment]
     vacation = VacationOut(allow_null=True, read_only=True, help_text="the vacation you are on")
     vacation_days_left = serializers.FloatField(read_only=True, help_text="this calendar year (UTC)")
 
@@ -630,7 +695,8 @@ class Me(APIView):
     def get(self, request: Request) -> Response:
         return Response(_me(request.user))
 
-    @extend_schema(request=MeSerializer, responses=MeOut, summary="Change your email, language and time preferences")
+    @extend_schema(request=MeSerializer, responses=MeOut,
+                   summary="Change your email, notifications, language and time preferences")
     def patch(self, request: Request) -> Response:
         serializer = MeSerializer(request.user, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)

@@ -14,6 +14,7 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from accounts.models import EmailWay, Kind
 from common.errors import ServiceError
 from games.engine import Change, DiceChoice
 
@@ -114,9 +115,8 @@ class ResignForm(forms.Form):
 class PreferencesForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = User
-        fields = ("email", "email_mode", "digest_hour", "reminder_hours", "time_zone", "language", "bot_turn_emails")
-        widgets = {"email_mode": forms.RadioSelect}
-        labels = {"email": _("Email"), "email_mode": _("Emails"), "digest_hour": _("Digest at (your local hour, 0–23)"),
+        fields = ("email", "digest_hour", "reminder_hours", "time_zone", "language", "bot_turn_emails")
+        labels = {"email": _("Email"), "digest_hour": _("Digest at (your local hour, 0–23)"),
                   "reminder_hours": _("Remind me when this many hours are left"), "time_zone": _("Time zone"),
                   "language": _("Language"),
                   "bot_turn_emails": _("Email “your turn” in games against the house bots too")}
@@ -136,6 +136,48 @@ class PreferencesForm(forms.ModelForm):  # type: ignore[type-arg]
         if not 1 <= hours <= 24 * 14:
             raise forms.ValidationError(_("between 1 and 336 hours"))
         return int(hours)
+
+
+HOURS = [("", _("none")), *((h, f"{h:02d}:00") for h in range(24))]
+
+
+class NotificationsForm(forms.Form):
+    """Per kind of notice its email (each, in the daily digest, none) and its push (on, off); the
+    quiet hours; the "Next game" link (accounts.services.user_set_notifications)."""
+
+    quiet_from = forms.TypedChoiceField(choices=HOURS, coerce=int, empty_value=None, required=False,
+                                        label=_("Quiet from"))
+    quiet_to = forms.TypedChoiceField(choices=HOURS, coerce=int, empty_value=None, required=False,
+                                      label=_("until"))
+    next_game_link = forms.BooleanField(required=False, label=_("Show the “Next game” link"))
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("initial", {})
+        kwargs["initial"].update(quiet_from=user.quiet_from, quiet_to=user.quiet_to,
+                                 next_game_link=user.next_game_link)
+        for kind in Kind.values:
+            channels = user.channels(kind)
+            kwargs["initial"].update({f"{kind}_email": channels["email"], f"{kind}_push": channels["push"]})
+        super().__init__(*args, **kwargs)
+        for kind, label in Kind.choices:
+            self.fields[f"{kind}_email"] = forms.ChoiceField(choices=EmailWay.choices, label=label, required=False)
+            self.fields[f"{kind}_push"] = forms.BooleanField(required=False, label=label)
+
+    def rows(self) -> list[tuple[str, forms.BoundField, forms.BoundField]]:
+        """The table's rows: each kind with its email and push fields."""
+        return [(str(label), self[f"{kind}_email"], self[f"{kind}_push"]) for kind, label in Kind.choices]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if (data.get("quiet_from") is None) != (data.get("quiet_to") is None):
+            raise forms.ValidationError(_("Quiet hours need both hours, or neither."))
+        return data
+
+    def notify(self) -> dict[str, dict[str, Any]]:
+        """The kinds the form sent (a row of the table sends its email choice; its push box is sent
+        only when ticked): a form without the table leaves them as they are."""
+        return {kind: {"email": self.cleaned_data[f"{kind}_email"], "push": self.cleaned_data[f"{kind}_push"]}
+                for kind in Kind.values if self.cleaned_data.get(f"{kind}_email")}
 
 
 class SeriesForm(forms.Form):

@@ -17,7 +17,7 @@ from django.dispatch import receiver
 from . import tasks
 from .live import events as live
 from .live.models import LiveEvent
-from .signals import challenge_changed, challenge_made, chat_posted, emails_recorded, move_made
+from .signals import challenge_changed, challenge_made, chat_posted, move_made, notices_recorded
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +59,11 @@ def a_house_bot_accepts(sender: Any, challenge_id: int, opponent_is_bot: bool = 
         _queue(tasks.bot_accept, challenge_id)
 
 
-@receiver(emails_recorded, dispatch_uid="emails-send")
-def recorded_emails_are_sent(sender: Any, ids: list[int], **kwargs: Any) -> None:
-    for entry_id in ids:
-        _queue(tasks.send_email, entry_id)
+@receiver(notices_recorded, dispatch_uid="notices-send")
+def recorded_notices_are_sent(sender: Any, notices: list[tuple[int, str, float]], **kwargs: Any) -> None:
+    """Queue each email and push (a your-turn push held a few seconds: with that countdown)."""
+    for entry_id, channel, countdown in notices:
+        tasks.queue(entry_id, channel, countdown)
 
 
 # --- live events (games/live/events.py, docs/live.md): one INSERT after the commit ------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Case, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Value, When
+from django.db.models import Case, DateTimeField, Exists, F, IntegerField, OuterRef, Prefetch, Q, QuerySet, Value, When
 
 from common.db.reading import rows_where
 from games.engine import Series
@@ -48,19 +48,24 @@ def to_move_is(user: Any) -> Q:
 
 def games_of(user: Any) -> QuerySet[Game]:
     """A player's games of every ruleset (not an open series still waiting for players, nor a
-    cancelled one): active ones where it is their turn first, then other active ones, then
-    finished ones, most recent first."""
+    cancelled one), urgent first: those where it is their turn, the nearest deadline first; then
+    their other games going on, the latest move first; then the finished ones, the latest first
+    (the page, the API and the "Next game" link read them in this order: issue 26)."""
+    yours = to_move_is(user) & Q(status=Game.Status.ACTIVE)
     return with_players(
         Game.objects.filter(plays_in(user), status__in=[Game.Status.ACTIVE, Game.Status.FINISHED])
         .annotate(
             sort=Case(
-                When(to_move_is(user) & Q(status=Game.Status.ACTIVE), then=Value(0)),
+                When(yours, then=Value(0)),
                 When(status=Game.Status.ACTIVE, then=Value(1)),
                 default=Value(2),
                 output_field=IntegerField(),
-            )
+            ),
+            due=Case(When(yours, then=F("deadline")), default=None, output_field=DateTimeField()),
+            moved=Case(When(status=Game.Status.ACTIVE, then=F("turn_started_at")), default=F("finished_at"),
+                       output_field=DateTimeField()),
         )
-        .order_by("sort", "-updated_at")
+        .order_by("sort", F("due").asc(nulls_last=True), F("moved").desc(nulls_last=True), "-updated_at", "-pk")
     )
 
 

@@ -75,7 +75,7 @@ from .models import (
     Ruleset,
     Seat,
 )
-from .notifications import emails as notifications
+from .notifications import notices as notifications
 from .payloads import option_json, placement_json
 from .ratings.services import rate
 from .reasons import result_of
@@ -258,7 +258,8 @@ def game_create(
 def _started(game: Game, seats: Sequence[Seat]) -> None:
     """A game has started: the your-turn email of its first player, its live start and first
     turn (written with it), and ``game_started`` and ``move_made`` after the commit."""
-    notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold())
+    notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold(),
+                         push_hold=notifications.your_turn_push_hold())
     players = [s.user_id for s in playing(seats)]
     to_move, bot, ply = game.user_id_to_move, game.bot_to_move, game.ply
     LiveEvent.objects.bulk_create([  # with the game: its start, then its first turn (games.live)
@@ -574,7 +575,8 @@ def _record(game: Game, seats: list[Seat], step: Step, now: datetime) -> dict[st
     changed = [f for f, v in zip(GAME_FIELDS, game_before, strict=True) if getattr(game, f) != v]
     writes.update(game, [*changed, "updated_at"])
     if turn_passed:
-        notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold(), writes=writes)
+        notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold(),
+                             push_hold=notifications.your_turn_push_hold(), writes=writes)
     writes.insert([live.move_event(game, game.ply, game.user_id_to_move, turn_passed)])
     if finished:
         _finish(game, seats, writes)

@@ -24,8 +24,9 @@ game_started = Signal()
 challenge_changed = Signal()
 # a challenge was made to a named player; kwargs: challenge_id, opponent_is_bot
 challenge_made = Signal()
-# emails were recorded (games.notifications); kwargs: ids
-emails_recorded = Signal()
+# notices were recorded to send (games.notifications: emails and pushes); kwargs: notices, a
+# list of (id, channel, seconds to wait before sending)
+notices_recorded = Signal()
 # a player wrote a line in a game's chat (games.social.services); kwargs: game_id, message_id,
 # user_id (its author) — for the live event stream
 chat_posted = Signal()

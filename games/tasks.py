@@ -17,8 +17,10 @@ from common.errors import ServiceError
 from . import board, bots, services
 from .live import events as live
 from .models import Challenge, Game
-from .notifications.emails import notify, send_logged
-from .notifications.models import EmailLog
+from .notifications.emails import send_logged
+from .notifications.models import Notice
+from .notifications.notices import notify
+from .notifications.push import PushRetry, send_push_logged
 from .selectors import games_to_move
 
 log = logging.getLogger(__name__)
@@ -37,12 +39,32 @@ def send_email(entry_id: int) -> bool:
     return send_logged(entry_id)
 
 
-def queue(entry_id: int) -> None:
-    """Queue the sending of a recorded email (the sweep's; a new one is queued by a receiver)."""
+@shared_task(
+    autoretry_for=(PushRetry, OSError),
+    retry_backoff=30,
+    retry_backoff_max=3600,
+    retry_jitter=True,
+    max_retries=12,
+)
+def send_push(entry_id: int) -> int:
+    """Send one recorded push to the player's devices (those not reached yet); a push service that
+    is busy or down is retried with back-off (30 s … 1 h). Returns how many devices took it."""
+    return send_push_logged(entry_id)
+
+
+SENDERS: dict[str, Any] = {Notice.Channel.EMAIL: send_email, Notice.Channel.PUSH: send_push}
+
+
+def queue(entry_id: int, channel: str = Notice.Channel.EMAIL, countdown: float = 0.0) -> None:
+    """Queue the sending of a recorded email or push (the sweep's; a new one is queued by a
+    receiver), after ``countdown`` seconds."""
     try:
-        send_email.delay(entry_id)
+        if countdown > 0:
+            SENDERS[channel].apply_async((entry_id,), countdown=countdown)
+        else:
+            SENDERS[channel].delay(entry_id)
     except Exception:  # the broker is down: the sweep queues it again later; the move stands
-        log.exception("could not queue email %s; it will be retried by the sweep", entry_id)
+        log.exception("could not queue %s %s; it will be retried by the sweep", channel, entry_id)
 
 
 def due_time_outs(now: datetime) -> Any:
@@ -69,18 +91,21 @@ def waiting_bots(now: datetime) -> Any:
             .order_by("updated_at").values_list("pk", "ply"))
 
 
-def unsent_emails(now: datetime) -> Any:
-    """Emails recorded a quarter of an hour ago, not held back and still not sent (index
-    ``email_unsent``): queueing them failed or their task was lost."""
-    return (EmailLog.objects.filter(sent_at__isnull=True, attempts__lt=20, created_at__lt=now - timedelta(minutes=15),
-                                    send_after__isnull=True)
-            .order_by("created_at").values_list("pk", flat=True)[:200])
+SENT_BY_TASK = (Notice.Channel.EMAIL, Notice.Channel.PUSH)  # the digest's wait for the digest
 
 
-def held_emails_due(now: datetime) -> Any:
-    """Held-back emails whose time has come (index ``email_held``)."""
-    return (EmailLog.objects.filter(sent_at__isnull=True, send_after__lte=now).order_by("send_after")
-            .values_list("pk", flat=True)[:500])
+def unsent_notices(now: datetime) -> Any:
+    """Emails and pushes recorded a quarter of an hour ago, not held back and still not sent
+    (index ``email_unsent``): queueing them failed or their task was lost."""
+    return (Notice.objects.filter(sent_at__isnull=True, attempts__lt=20, created_at__lt=now - timedelta(minutes=15),
+                                  send_after__isnull=True, channel__in=SENT_BY_TASK)
+            .order_by("created_at").values_list("pk", "channel")[:200])
+
+
+def held_notices_due(now: datetime) -> Any:
+    """Held-back emails and pushes whose time has come (index ``email_held``)."""
+    return (Notice.objects.filter(sent_at__isnull=True, send_after__lte=now).order_by("send_after")
+            .values_list("pk", "channel")[:500])
 
 
 @shared_task
@@ -96,13 +121,13 @@ def sweep_clocks() -> dict[str, int]:
     reminded = sum(services.game_remind(game_id=game_id, now=now) for game_id in due_reminders(now))
     for game_id, ply in waiting_bots(now):
         bot_move.delay(game_id, ply)
-    due = list(held_emails_due(now))
-    EmailLog.objects.filter(pk__in=due).update(send_after=None)  # queued now; lost ones come back as unsent
-    for entry_id in due:
-        queue(entry_id)
+    due = list(held_notices_due(now))
+    Notice.objects.filter(pk__in=[pk for pk, _ in due]).update(send_after=None)  # queued now; lost ones come back
+    for entry_id, channel in due:
+        queue(entry_id, channel)
     requeued = 0
-    for entry_id in unsent_emails(now):
-        queue(entry_id)
+    for entry_id, channel in unsent_notices(now):
+        queue(entry_id, channel)
         requeued += 1
     pruned = live.prune(now)  # live events older than a day (indexed: live_event_created)
     drawings = board.prune_drawings(now)  # stored board drawings older than 30 days (course_drawing_created)
@@ -118,7 +143,8 @@ def digest_readers() -> Any:
 @shared_task
 def send_digests() -> int:
     """Every 15 minutes (beat): the daily digest of users whose local digest hour has come: the
-    games (of every ruleset) where it is their turn."""
+    games (of every ruleset) where it is their turn, and the notices that waited for it (the
+    kinds the player chose to read in the digest: a game over, a challenge, a pairing)."""
     now = timezone.now()
     sent = 0
     for user in digest_readers():
@@ -132,7 +158,10 @@ def send_digests() -> int:
         if not claimed:
             continue  # another run got it first
         games = list(games_to_move(user).values_list("pk", flat=True))
-        if games and notify(user, "digest", f"digest:{today.isoformat()}", {"games": games}):
+        waiting = list(Notice.objects.filter(user=user, channel=Notice.Channel.DIGEST, sent_at__isnull=True)
+                       .order_by("created_at", "pk").values_list("pk", flat=True)[:100])
+        if (games or waiting) and notify(user, "digest", f"digest:{today.isoformat()}",
+                                         {"games": games, "notices": waiting}):
             sent += 1
     return sent
 

@@ -27,6 +27,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.services import user_set_notifications
 from common.errors import ServiceError
 from common.strict import digits
 from games.engine import DIRECTION_NAMES, Phase, Series
@@ -39,6 +40,7 @@ from .forms import (
     ChallengeForm,
     DiceForm,
     DirectionForm,
+    NotificationsForm,
     PlaceForm,
     PreferencesForm,
     ResignForm,
@@ -49,6 +51,7 @@ from .forms import (
 )
 from .models import Game, Move
 from .movetext import long_forms
+from .notifications import push
 from .notifications.emails import BadToken, unsubscribe_link_use, unsubscribe_token, user_from_token
 from .payloads import action_entries, series_detail, series_summary, shown_rows
 from .ratings.selectors import display as rating_display
@@ -762,17 +765,27 @@ def series_address(request: HttpRequest, number: int, rest: str = "") -> HttpRes
 
 @login_required
 def settings_page(request: HttpRequest) -> HttpResponse:
-    user = request.user
-    form = PreferencesForm(request.POST if request.method == "POST" and "save" in request.POST else None, instance=user)
+    user: Any = request.user
+    saving = request.method == "POST" and "save" in request.POST
+    form = PreferencesForm(request.POST if saving else None, instance=user)
+    notices = NotificationsForm(request.POST if saving else None, user=user)
     status = 200
     if request.method == "POST":
         try:
-            if "save" in request.POST:
-                if form.is_valid():
+            if saving:
+                if form.is_valid() and notices.is_valid():
                     form.save()
+                    user_set_notifications(user=user, notify=notices.notify(),
+                                           quiet=(notices.cleaned_data["quiet_from"], notices.cleaned_data["quiet_to"]),
+                                           next_game_link=notices.cleaned_data["next_game_link"])
                     messages.success(request, _("Settings saved."))
                     return redirect("settings")
                 status = 400
+            elif "push_remove" in request.POST:
+                device = request.POST.get("push_remove", "")
+                push.unsubscribe(user=user, device_id=int(device) if digits(device) and len(device) < 19 else 0)
+                messages.success(request, _("That device gets no more notifications."))
+                return redirect("settings")
             elif "vacation_start" in request.POST:
                 vacation_form = VacationForm(request.POST)
                 if not vacation_form.is_valid():
@@ -789,6 +802,9 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             status = exc.status
     context = {
         "form": form,
+        "notices": notices,
+        "devices": push.devices(user),
+        "push_key": push.public_key(),
         "vacation": vacations.active_vacation(user),
         "days_left": vacations.vacation_days_left(user).total_seconds() / 86400,
         "vacation_form": VacationForm(),

@@ -6,8 +6,10 @@ in the folder ``var/broker``, email to the console.
 
 from __future__ import annotations
 
+import os
 import secrets
 from datetime import timedelta
+from email.utils import parseaddr
 from pathlib import Path
 
 import environ
@@ -210,6 +212,47 @@ YOUR_TURN_EMAIL_DELAY = env.int("YOUR_TURN_EMAIL_DELAY", default=120)
 UNSUBSCRIBE_LINK_DAYS = env.int("UNSUBSCRIBE_LINK_DAYS", default=60)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Powerboats <noreply@powerboats.local>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# --- web push (docs/notifications.md) --------------------------------------------------------
+
+
+def _vapid_private_key() -> str:
+    """The VAPID key pushes are signed with (RFC 8292): VAPID_PRIVATE_KEY from the environment (its
+    PEM, or the raw key in base64url as ``web-push generate-vapid-keys`` prints it), else one
+    generated once and kept in var/ (as the secret key). A new key makes every device subscribe
+    again: keep it with the secret key (docs/backup.md)."""
+    if env.str("VAPID_PRIVATE_KEY", default=""):
+        return str(env.str("VAPID_PRIVATE_KEY", multiline=True))
+    path = VAR_DIR / "vapid_private_key.pem"
+    if not path.exists():
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        fresh = VAR_DIR / f".vapid-{os.getpid()}-{secrets.token_hex(4)}"
+        fresh.write_bytes(pem)
+        fresh.chmod(0o600)
+        try:
+            os.link(fresh, path)  # atomic: of two processes starting at once, one key wins
+        except FileExistsError:
+            pass
+        finally:
+            fresh.unlink()
+    return path.read_text()
+
+
+VAPID_PRIVATE_KEY = _vapid_private_key()
+# who runs the site, for the push services (a mailto: or https: URL)
+VAPID_SUBJECT = env.str("VAPID_SUBJECT", default="mailto:" + (parseaddr(DEFAULT_FROM_EMAIL)[1] or "noreply@localhost"))
+# the push services a device's subscription may name (the site sends to no other address): URL
+# prefixes, a host may start with "*." (Chrome/Android: FCM; Firefox: Mozilla; Safari: Apple; Edge: WNS)
+PUSH_SERVICES = env.list("PUSH_SERVICES", default=[
+    "https://fcm.googleapis.com/", "https://updates.push.services.mozilla.com/", "https://*.push.apple.com/",
+    "https://*.notify.windows.com/"])
+# a your-turn push waits this long (seconds) and is dropped if the player moved or saw the move live
+YOUR_TURN_PUSH_DELAY = env.int("YOUR_TURN_PUSH_DELAY", default=10)
+PUSH_TIMEOUT_SECONDS = env.float("PUSH_TIMEOUT_SECONDS", default=10.0)  # one request to a push service
 
 # --- live events (docs/live.md) -------------------------------------------------------------
 LIVE_POLL_SECONDS = env.float("LIVE_POLL_SECONDS", default=0.2)  # each web process reads the event log this often

@@ -13,10 +13,13 @@ urlpatterns = [
     path("health/", game_views.health, name="health"),
     path("favicon.ico", site_views.favicon, name="favicon"),
     path("site.webmanifest", site_views.manifest, name="manifest"),
+    path("sw.js", site_views.service_worker, name="service_worker"),
+    path("offline/", site_views.offline, name="offline"),
     path("", include("games.urls")),
     path("", include("games.social.urls")),  # chat, rematch, next game, watch, player search (issue 13)
     path("api/", include("games.api_urls")),
     path("api/", include("games.social.api")),
+    path("api/", include("games.notifications.api")),  # web push: the key, your devices (issue 26)
     path("api/", include(rating_api)),
     path("", include("tournaments.urls")),
     path("i18n/setlang/", set_language, name="set_language"),  # the switcher on every page

@@ -52,14 +52,38 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def manifest(request: HttpRequest) -> JsonResponse:
-    """The web app manifest: the name and the PNG icons a phone puts on its home screen."""
+    """The web app manifest: the site installs as an app (Android, iOS 16.4+: its pushes need the
+    installed app there, docs/notifications.md), named, with the PNG icons a phone puts on its home
+    screen, opening on My games."""
     data = {
-        "name": "Powerboats", "short_name": "Powerboats", "start_url": "/", "display": "browser",
-        "background_color": "#f6f4ee", "theme_color": "#1d2733",
-        "icons": [{"src": static(f"img/icon-{size}.png"), "sizes": f"{size}x{size}", "type": "image/png"}
-                  for size in (192, 512)]
+        "id": "/", "name": "Powerboats", "short_name": "Powerboats", "start_url": "/games/", "scope": "/",
+        "display": "standalone", "background_color": "#f6f4ee", "theme_color": "#1d2733",
+        "description": "Powerboats by correspondence",
+        "icons": [{"src": static(f"img/icon-{size}.png"), "sizes": f"{size}x{size}", "type": "image/png",
+                   "purpose": "any"} for size in (192, 512)]
         + [{"src": static("img/favicon.svg"), "sizes": "any", "type": "image/svg+xml"}],
     }
     response = JsonResponse(data, content_type="application/manifest+json")
     response["Cache-Control"] = "public, max-age=86400"
     return response
+
+
+# --- the installable app (issue 26): its service worker and its page for when the network is down ----
+
+SERVICE_WORKER = settings.BASE_DIR / "static" / "js" / "sw.js"
+
+
+@require_GET
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """``/sw.js``: the service worker (static/js/sw.js), served at the root so that its scope is the
+    whole site; never kept stale by a cache (a browser checks it for updates on its own too)."""
+    response = HttpResponse(SERVICE_WORKER.read_bytes(), content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+@require_GET
+def offline(request: HttpRequest) -> HttpResponse:
+    """What the service worker shows for a page never seen while the network is down (kept when it
+    installs)."""
+    return render(request, "offline.html")

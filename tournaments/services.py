@@ -192,7 +192,7 @@ def _new_round(t: Tournament, number: int, now: datetime) -> Round:
 
 
 def _tell_pairing(t: Tournament, number: int, reg: Registration, other: Registration, color: str, game: Game) -> None:
-    from games.notifications.emails import notify
+    from games.notifications.notices import notify
 
     notify(reg.user, "pairing", f"tournament:{t.pk}:round:{number}", {
         "game": game.pk, "round": number, "tournament_name": t.name, "opponent_name": other.user.username,
@@ -305,7 +305,7 @@ def _finish(t: Tournament, now: datetime) -> None:
 
 
 def _tell_winners(tournament_id: int) -> None:
-    from games.notifications.emails import notify
+    from games.notifications.notices import notify
 
     t = Tournament.objects.get(pk=tournament_id)
     table = tournament_standings(t)

@@ -36,7 +36,7 @@ from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
 from games import services as game_services
 from games.engine import new_course
 from games.models import DAYS_PER_MOVE, GRACE_DAYS, Game
-from games.notifications.emails import notify
+from games.notifications.notices import notify
 from games.ratings.models import Rating
 from games.state import course_data
 

@@ -1,12 +1,10 @@
-"""Emails about games: what goes out, to whom, with which text.
+"""Emails about games, the email channel of the notices (games.notifications.notices records
+them): the text of each, in the recipient's language and time zone, and its sending.
 
-The services record one ``EmailLog`` row per email that must go out inside the transaction
-of what caused it (a move, a time-out, a challenge; a unique key makes it exactly once), so
-that the email exists if and only if the change committed. After the commit the ids are
-published (``emails_recorded``) and a receiver queues ``send_email`` for each. The task renders
-a plain-text and an HTML part, each with a direct link and a signed one-click unsubscribe
-link, and sends it; a failing mail server is retried with back-off, and the clock sweep
-queues again what was recorded but never sent (the broker was down).
+The task renders a plain-text and an HTML part, each with a direct link and a signed one-click
+unsubscribe link, and sends it; a failing mail server is retried with back-off, and the clock
+sweep queues again what was recorded but never sent (the broker was down). The daily digest lists
+the games where it is the player's turn and what waited for it (the notices of the digest channel).
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import F
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -28,14 +26,11 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext, gettext_noop, ngettext
 
 from accounts.services import user_set_email_mode
-from common.db.writing import Writes
-from games.house import is_house_bot
-from games.live import events as live
 from games.models import Challenge, Game
 from games.reasons import color_name, group_text, outcome_text, place_text, rank_text, result_of, title_text
-from games.signals import emails_recorded
 
-from .models import EmailLog
+from .models import Notice
+from .notices import still_wanted
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -146,83 +141,6 @@ def absolute(path: str) -> str:
     return str(settings.SITE_URL) + path
 
 
-Email = tuple[Any, str, str, dict[str, Any]]  # user, event, key, data
-
-
-def record(emails: list[Email], hold: timedelta | None = None, writes: Writes | None = None) -> list[EmailLog]:
-    """Inside the caller's transaction: the rows of the emails whose recipients want them,
-    published for sending when the transaction commits — or, with ``hold``, left for the clock
-    sweep to send once that time has passed (``send_after``). The caller guarantees the keys
-    are new (it holds the lock of what the emails are about); use :func:`notify` otherwise.
-    With ``writes`` the rows join the caller's other writes (common.db.writing), sent with them."""
-    send_after = timezone.now() + hold if hold else None
-    rows = [EmailLog(user=user, event=event, key=key, data=data, send_after=send_after)
-            for user, event, key, data in emails if user.wants_email(event)]
-    if not rows:
-        return []
-    if writes is not None:
-        writes.insert(rows)
-    else:
-        EmailLog.objects.bulk_create(rows)
-    if send_after is None:
-        transaction.on_commit(lambda: emails_recorded.send(sender=EmailLog, ids=[row.pk for row in rows]))
-    return rows
-
-
-def your_turn_hold() -> timedelta:
-    """How long a your-turn email waits (settings.YOUR_TURN_EMAIL_DELAY, seconds): moves made in
-    quick succession (a player and a bot, two players online) send none while the player is
-    there, and no email is published on the move's own request (docs/performance.md)."""
-    return timedelta(seconds=settings.YOUR_TURN_EMAIL_DELAY)
-
-
-def notify(user: Any, event: str, key: str, data: dict[str, Any]) -> EmailLog | None:
-    """Record an email to send once per user, event and key (a repeat is ignored)."""
-    if not user.wants_email(event):
-        return None
-    try:
-        with transaction.atomic():
-            entry = EmailLog.objects.create(user=user, event=event, key=key, data=data)
-    except IntegrityError:
-        return None  # already recorded: exactly once
-    transaction.on_commit(lambda: emails_recorded.send(sender=EmailLog, ids=[entry.pk]))
-    return entry
-
-
-# --- what happened ------------------------------------------------------------------------
-
-
-def your_turn(game: Game) -> list[Email]:
-    """The player to move is told (once per ply; the email is held, :func:`your_turn_hold`, and
-    dropped at release when the player had the game live or acted meanwhile) — never a house bot,
-    and not when every other player still in the game is a house bot (their answers come within
-    seconds) unless the player asked for those (``bot_turn_emails``, Settings; issue 13). The
-    players are loaded with the game: no query."""
-    player = game.user_to_move
-    if player is None or is_house_bot(player):
-        return []
-    others = [s.user for s in game.seat_list() if s.index is not None and s.user_id != player.pk and not s.left]
-    if others and all(is_house_bot(u) for u in others) and not player.bot_turn_emails:
-        return []
-    return [(player, "your_turn", f"game:{game.pk}:ply:{game.ply}", {"game": game.pk})]
-
-
-def reminder(game: Game) -> list[Email]:
-    assert game.turn_started_at is not None
-    return [(game.user_to_move, "reminder", f"game:{game.pk}:turn:{game.turn_started_at.isoformat()}",
-             {"game": game.pk})]
-
-
-def game_over(game: Game) -> list[Email]:
-    return [(user, "game_over", f"game:{game.pk}", {"game": game.pk}) for user in game.players]
-
-
-def challenge(challenge: Challenge) -> list[Email]:
-    if challenge.opponent is None:
-        return []
-    return [(challenge.opponent, "challenge", f"challenge:{challenge.pk}", {"challenge": challenge.pk})]
-
-
 # --- writing the email ----------------------------------------------------------------------
 
 
@@ -270,16 +188,19 @@ def plural_count(value: float) -> int:
     return int(number) if number.is_integer() else 2
 
 
-def message_for(entry: EmailLog) -> EmailMultiAlternatives:
+def message_for(entry: Notice) -> EmailMultiAlternatives:
     """The email in the recipient's language (``User.language``, else the site's) and time zone."""
     user = entry.user
     with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.tz):
         return _message_for(entry, user)
 
 
-def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
+def compose(entry: Notice, user: Any) -> tuple[str, dict[str, Any]]:
+    """What a notice says, in the active language: its subject (an email's, a push's title) and
+    the context its texts are written from (``link``: where it leads)."""
     event = entry.event
-    context: dict[str, Any] = {"user": user, "event": event, "site": settings.SITE_URL}
+    context: dict[str, Any] = {"user": user, "event": event, "site": settings.SITE_URL,
+                               "link": absolute(reverse("my_games"))}
     fields: dict[str, Any] = {}
     subjects = SUBJECTS
     if "game" in entry.data:
@@ -300,7 +221,8 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
                                                                                                          "pk")
         context["games"] = [_game_context(user, g) for g in games]
         context["count"] = len(context["games"])
-        context["link"] = absolute(reverse("my_games"))
+        context["news"] = [{"text": text, "link": about["link"]}
+                           for text, about in (compose(n, user) for n in waiting_for_digest(entry))]
         fields = {"count": context["count"]}
     if event in ("pairing", "tournament_over"):
         context.update(entry.data)
@@ -325,15 +247,27 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
         elif entry.data.get("outcome"):  # recorded before the outcome was stored as data
             context["outcome"] = outcome_text(entry.data["outcome"])
         fields.update(title=context["title"], group=context["group"], outcome=context.get("outcome"))
+    if event == "pairing" and "game" in entry.data:
+        context["link"] = absolute(reverse("game", args=[entry.data["game"]]))
+    template = subjects[event]
+    if template is None:
+        if not fields["count"]:  # only what waited for the digest: no game to move
+            template = ngettext("Powerboats: {news} new notice", "Powerboats: {news} new notices",
+                                len(context["news"]))
+            fields["news"] = len(context["news"])
+        else:
+            template = ngettext("Your turn in {count} game", "Your turn in {count} games", fields["count"])
+    else:
+        template = gettext(template)
+    return template.format(**fields), context
+
+
+def _message_for(entry: Notice, user: Any) -> EmailMultiAlternatives:
+    event = entry.event
+    subject, context = compose(entry, user)
     unsubscribe = absolute(reverse("unsubscribe", args=[unsubscribe_token(user)]))
     context["unsubscribe"] = unsubscribe
     context["settings_link"] = absolute(reverse("settings"))
-    template = subjects[event]
-    if template is None:
-        template = ngettext("Your turn in {count} game", "Your turn in {count} games", fields["count"])
-    else:
-        template = gettext(template)
-    subject = template.format(**fields)
     text = render_to_string(f"email/{event}.txt", context)
     html = render_to_string(f"email/{event}.html", context)
     message = EmailMultiAlternatives(
@@ -344,34 +278,32 @@ def _message_for(entry: EmailLog, user: Any) -> EmailMultiAlternatives:
     return message
 
 
-def _seen_live(entry: EmailLog) -> bool:
-    """A your-turn email for a move the player saw live: they had the game's page, or their API
-    event stream, open when it was made or since (games.live.models.LiveSeen)."""
-    return entry.event == "your_turn" and live.saw_live(entry.user_id, entry.data.get("game"), entry.created_at)
-
-
-def _moved_on(entry: EmailLog) -> bool:
-    """A your-turn email whose turn is over (the player moved, or the game went on, while it was
-    held back)."""
-    if entry.event != "your_turn":
-        return False
-    ply = int(entry.key.rsplit(":", 1)[1])
-    return not Game.objects.filter(pk=entry.data.get("game"), ply=ply, status=Game.Status.ACTIVE).exists()
+def waiting_for_digest(entry: Notice) -> list[Notice]:
+    """The notices a digest carries besides the games to move: those of the digest channel it was
+    made with (``data["notices"]``) that no digest has sent yet, oldest first."""
+    ids = entry.data.get("notices") or []
+    if not ids:
+        return []
+    return list(Notice.objects.filter(pk__in=ids, user_id=entry.user_id, channel=Notice.Channel.DIGEST,
+                                      sent_at__isnull=True).order_by("created_at", "pk"))
 
 
 def send_logged(entry_id: int) -> bool:
-    """Send one recorded email unless it went out already; raises when the server fails."""
-    EmailLog.objects.filter(pk=entry_id, sent_at__isnull=True).update(attempts=F("attempts") + 1)
+    """Send one recorded email unless it went out already; raises when the server fails. A
+    digest marks the notices it carried as sent with it."""
+    Notice.objects.filter(pk=entry_id, sent_at__isnull=True).update(attempts=F("attempts") + 1)
     with transaction.atomic():
-        entry = EmailLog.objects.select_for_update().select_related("user").filter(pk=entry_id).first()
+        entry = Notice.objects.select_for_update().select_related("user").filter(pk=entry_id).first()
         if entry is None or entry.sent_at is not None:
             return False
-        if not entry.user.wants_email(entry.event) or _moved_on(entry) or _seen_live(entry):
+        if not still_wanted(entry):
             # unsubscribed since, the player has moved already, or saw the move live: nothing to send
             entry.sent_at = timezone.now()
             entry.save(update_fields=["sent_at"])
             return False
+        carried = waiting_for_digest(entry) if entry.event == "digest" else []
         message_for(entry).send()
         entry.sent_at = timezone.now()
         entry.save(update_fields=["sent_at"])
+        Notice.objects.filter(pk__in=[n.pk for n in carried]).update(sent_at=entry.sent_at)
         return True

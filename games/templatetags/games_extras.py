@@ -109,3 +109,11 @@ def outcome_kind(option: dict[str, object]) -> str:
         if option.get(kind):
             return kind
     return "buoy" if option.get("rounded") else "safe"
+
+
+@register.simple_tag
+def push_key() -> str:
+    """The site's VAPID public key, for a page that offers web push (templates/games/_push_offer.html)."""
+    from games.notifications.push import public_key
+
+    return public_key()

@@ -9,7 +9,7 @@ import pytest
 import time_machine
 
 from games.models import Game
-from games.notifications.models import EmailLog
+from games.notifications.models import Notice
 from games.tasks import sweep_clocks
 
 from .factories import placed_game
@@ -31,13 +31,13 @@ def test_a_worker_times_out_a_game_and_sends_the_emails(mailoutbox):
         sweep_clocks.delay()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            sent = EmailLog.objects.filter(event="game_over", sent_at__isnull=False).count()
+            sent = Notice.objects.filter(event="game_over", sent_at__isnull=False).count()
             if sent == 2:
                 break
             time.sleep(0.2)
     game.refresh_from_db()
     assert game.over and game.termination == "timeout"
-    assert EmailLog.objects.filter(event="game_over", sent_at__isnull=False).count() == 2
+    assert Notice.objects.filter(event="game_over", sent_at__isnull=False).count() == 2
     over = sorted(m.to[0] for m in mailoutbox if "is over" in m.subject)
     assert over == sorted([game.player(0).email, game.player(1).email])
     assert Game.objects.filter(status="active").count() == 0

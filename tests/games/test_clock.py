@@ -316,7 +316,7 @@ def test_a_late_move_racing_the_sweep_and_two_sweeps_racing_give_one_outcome(dja
     Exactly one time-out is recorded, the move never counts, one rating, emails once."""
     from games.errors import TimeOver
     from games.models import Move
-    from games.notifications.models import EmailLog
+    from games.notifications.models import Notice
     from games.ratings.models import RatingChange
 
     rounds = 40
@@ -342,4 +342,4 @@ def test_a_late_move_racing_the_sweep_and_two_sweeps_racing_give_one_outcome(dja
         kinds = list(Move.objects.filter(game=game).order_by("ply").values_list("kind", flat=True))
         assert kinds == ["place", "place", "end"], kinds
         assert RatingChange.objects.filter(game=game).count() == 0  # Red never moved: not rated
-        assert EmailLog.objects.filter(key=f"game:{game.pk}", event="game_over").count() == 2
+        assert Notice.objects.filter(key=f"game:{game.pk}", event="game_over").count() == 2

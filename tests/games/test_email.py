@@ -13,7 +13,7 @@ import time_machine
 from django.test import Client
 
 from games import services
-from games.notifications.models import EmailLog
+from games.notifications.models import Notice
 from games.tasks import send_digests, send_email, sweep_clocks
 
 from .factories import make_game, make_user, placed_game, race
@@ -69,7 +69,7 @@ def test_no_your_turn_email_when_the_player_moved_before_it_went_out(eager, mail
         services.game_place(user=game.player(1), game_id=game.pk, ply=1, cell=tuple(line[2]), heading=0)
     release(django_capture_on_commit_callbacks)
     assert subjects(mailoutbox, game.player(0)) == [] and subjects(mailoutbox, game.player(1)) == []
-    assert EmailLog.objects.filter(event="your_turn", sent_at__isnull=True).count() == 0
+    assert Notice.objects.filter(event="your_turn", sent_at__isnull=True).count() == 0
 
 
 def test_the_unsubscribe_link_works_without_logging_in(eager, mailoutbox, django_capture_on_commit_callbacks):
@@ -183,7 +183,7 @@ def test_a_failing_mail_server_is_retried_and_never_blocks_a_move(mailoutbox, dj
         services.game_resign(user=game.player(1), game_id=game.pk)
     game.refresh_from_db()
     assert game.over  # the move stands whatever the mail does
-    entries = list(EmailLog.objects.filter(event="game_over"))
+    entries = list(Notice.objects.filter(event="game_over"))
     assert len(entries) == 2 and queued.call_count == 2
     with mock.patch("django.core.mail.EmailMultiAlternatives.send", side_effect=smtplib.SMTPServerDisconnected("down")):
         with pytest.raises(smtplib.SMTPServerDisconnected):
@@ -202,7 +202,7 @@ def test_a_broker_that_is_down_does_not_lose_the_email(eager, mailoutbox, django
     with mock.patch.object(send_email, "delay", side_effect=ConnectionError("broker down")):
         with django_capture_on_commit_callbacks(execute=True):
             services.game_resign(user=game.player(1), game_id=game.pk)
-    assert mailoutbox == [] and EmailLog.objects.filter(event="game_over", sent_at__isnull=True).count() == 2
+    assert mailoutbox == [] and Notice.objects.filter(event="game_over", sent_at__isnull=True).count() == 2
     with time_machine.travel(datetime.now(UTC) + timedelta(minutes=20), tick=False):
         assert sweep_clocks()["requeued"] == 2
     assert len([m for m in mailoutbox if "is over" in m.subject]) == 2

@@ -70,11 +70,11 @@ def test_a_move_that_fails_leaves_no_event():
     """The event and the move are one: a move whose writes fail after its history row and its
     game's update were sent (here its your-turn email, whose key is taken) leaves neither."""
     from games.models import Move
-    from games.notifications.models import EmailLog
+    from games.notifications.models import Notice
 
     game = make_game()
     line = game.course.data["course"]["start_finish_cells"]
-    EmailLog.objects.create(user=game.player(1), event="your_turn", key=f"game:{game.pk}:ply:1", data={})
+    Notice.objects.create(user=game.player(1), event="your_turn", key=f"game:{game.pk}:ply:1", data={})
     before, moves = LiveEvent.objects.count(), Move.objects.filter(game=game).count()
     with CaptureQueriesContext(connection) as queries, pytest.raises(ServiceError):
         services.game_place(user=game.player(0), game_id=game.pk, ply=0, cell=tuple(line[0]), heading=0)

@@ -12,7 +12,7 @@ import time_machine
 
 from games import services as svc
 from games.live import events as live
-from games.notifications.models import EmailLog
+from games.notifications.models import Notice
 from games.tasks import sweep_clocks
 
 from .factories import make_user
@@ -46,7 +46,7 @@ def test_a_player_watching_the_series_live_gets_no_your_turn_email(eager, mailou
     live.mark_seen(mover.pk, series.pk)  # the series' page is open (its stream is connected)
     release(django_capture_on_commit_callbacks)
     assert turn_subjects(mailoutbox, mover) == []
-    assert EmailLog.objects.get(user=mover, event="your_turn").sent_at is not None, "dropped, not left held"
+    assert Notice.objects.get(user=mover, event="your_turn").sent_at is not None, "dropped, not left held"
 
 
 def test_a_player_not_watching_gets_exactly_one_email_after_the_hold(eager, mailoutbox,
@@ -106,7 +106,7 @@ def test_house_bots_turns_never_produce_an_email(eager, mailoutbox, django_captu
     assert series.status == "active" and series.ply >= 1
     play_a_few(django_capture_on_commit_callbacks, series, ann)
     release(django_capture_on_commit_callbacks)
-    assert not EmailLog.objects.filter(event="your_turn").exists(), "no row for the bots' turns, nor Ann's"
+    assert not Notice.objects.filter(event="your_turn").exists(), "no row for the bots' turns, nor Ann's"
     assert mailoutbox == []
 
 
@@ -115,4 +115,4 @@ def test_against_house_bots_only_when_asked(eager, mailoutbox, django_capture_on
     series = with_bots(django_capture_on_commit_callbacks, ann)
     release(django_capture_on_commit_callbacks)
     assert turn_subjects(mailoutbox, ann) == [f"Your turn in series {series.series_number} (race A)"]
-    assert {e.user_id for e in EmailLog.objects.filter(event="your_turn")} == {ann.pk}
+    assert {e.user_id for e in Notice.objects.filter(event="your_turn")} == {ann.pk}

@@ -12,7 +12,7 @@ import time_machine
 
 from games import services
 from games.models import Game
-from games.notifications.models import EmailLog
+from games.notifications.models import Notice
 from games.tasks import sweep_clocks
 
 from .factories import make_user
@@ -23,8 +23,8 @@ DAY = timedelta(days=1)
 
 
 
-def reminders() -> list[EmailLog]:
-    return list(EmailLog.objects.filter(event="reminder").order_by("pk"))
+def reminders() -> list[Notice]:
+    return list(Notice.objects.filter(event="reminder").order_by("pk"))
 
 
 @pytest.mark.django_db

@@ -16,8 +16,9 @@ def test_settings_page_saves_preferences_and_refuses_bad_ones():
     client = Client()
     client.login(username="ann", password=PASSWORD)
     assert client.get("/settings/").status_code == 200
-    good = {"save": "1", "email": "ann@example.org", "email_mode": "digest", "digest_hour": 7, "reminder_hours": 12,
-            "time_zone": "Europe/Amsterdam"}
+    good = {"save": "1", "email": "ann@example.org", "digest_hour": 7, "reminder_hours": 12,
+            "time_zone": "Europe/Amsterdam", "your_turn_email": "digest", "reminder_email": "digest",
+            "game_over_email": "each", "challenge_email": "each", "tournament_email": "each"}
     assert client.post("/settings/", good).status_code == 302
     ann.refresh_from_db()
     assert (ann.email_mode, ann.digest_hour, ann.reminder_hours, ann.time_zone) == ("digest", 7, 12, "Europe/Amsterdam")

@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from accounts.services import user_set_email_mode
 from games.notifications import emails as notifications
-from games.notifications.models import EmailLog
+from games.notifications.models import Notice
 
 from .factories import make_user
 
@@ -37,7 +37,7 @@ def test_every_email_has_one_click_headers_and_links_from_site_url(settings):
     from games.services import challenge_create
 
     challenge = challenge_create(user=make_user("otto"), opponent=user)
-    entry = EmailLog.objects.get(user=user, event="challenge", key=f"challenge:{challenge.pk}")
+    entry = Notice.objects.get(user=user, event="challenge", key=f"challenge:{challenge.pk}")
     message = notifications.message_for(entry)
     header = message.extra_headers["List-Unsubscribe"]
     assert re.fullmatch(r"<http://127\.0\.0\.1:8137/email/unsubscribe/[^>]+/>", header)

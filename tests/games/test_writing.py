@@ -14,7 +14,7 @@ from django.utils import timezone
 from common.db import writing
 from common.db.writing import Writes
 from games.models import Game, Move, Seat
-from games.notifications.models import EmailLog
+from games.notifications.models import Notice
 
 from .factories import make_user, placed_game
 
@@ -43,7 +43,7 @@ def test_inserts_and_updates_store_what_the_orm_would(way):
                  notation="1. Y +1 (2 3)"),
             Move(game=game, ply=game.ply + 1, seat=0, user=game.player(0), kind=Move.Kind.TURN, number=1, created_at=now,
                  direction=2, path=[[1, 2], [2, 2]], final=[2, 2], heading=2, rounded=[1], notation="1. Y 2")]
-    email = EmailLog(user=game.player(1), event="your_turn", key=f"game:{game.pk}:ply:99", data={"game": game.pk},
+    email = Notice(user=game.player(1), event="your_turn", key=f"game:{game.pk}:ply:99", data={"game": game.pk},
                      send_after=now + timedelta(seconds=120))
     seat.dice, seat.damage, seat.entries = [2, 3], 1, [[0, 1]]
     game.ply, game.to_move, game.pending = game.ply + 2, 1, {"roll": None}
@@ -122,10 +122,10 @@ def test_nothing_to_write_sends_nothing():
 
 def test_texts_that_look_like_placeholders_are_values_not_sql(way):
     user = make_user("pct")
-    email = EmailLog(user=user, event="your_turn", key="100%s; DROP TABLE x; --'", data={"q": "%s %(x)s"})
+    email = Notice(user=user, event="your_turn", key="100%s; DROP TABLE x; --'", data={"q": "%s %(x)s"})
     writes = Writes()
     writes.insert([email])
-    writes.insert([EmailLog(user=user, event="your_turn", key="second", data={})])
+    writes.insert([Notice(user=user, event="your_turn", key="second", data={})])
     writes.send()
-    stored = EmailLog.objects.get(pk=email.pk)
+    stored = Notice.objects.get(pk=email.pk)
     assert (stored.key, stored.data) == ("100%s; DROP TABLE x; --'", {"q": "%s %(x)s"})

@@ -106,10 +106,12 @@ def kind_of(path: str) -> str:
 
 
 class Text(HTMLParser):
-    """The text a reader sees of a page's main part: no scripts, styles or drawings; one line per
-    block."""
+    """The text a reader sees of a page's main part: no scripts, styles or drawings, nothing
+    ``hidden`` (what a script shows only when it applies: the offline note, the offer of
+    notifications); one line per block."""
 
     SKIP = {"script", "style", "svg", "template", "noscript"}
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
     BLOCK = {"p", "li", "tr", "h1", "h2", "h3", "h4", "div", "section", "td", "th", "dt", "dd", "option",
              "label", "button", "summary", "caption", "br", "form", "legend", "a"}
 
@@ -119,6 +121,7 @@ class Text(HTMLParser):
         self.now: list[str] = []
         self.skipping = 0
         self.inside = False
+        self.open: list[tuple[str, bool]] = []  # the elements open, and whether each is hidden
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "main":
@@ -127,12 +130,21 @@ class Text(HTMLParser):
             self.skipping += 1
         if tag in self.BLOCK:
             self.flush()
+        if tag not in self.VOID:
+            hidden = any(name == "hidden" for name, _ in attrs)
+            self.open.append((tag, hidden))
+            self.skipping += hidden
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.SKIP:
             self.skipping -= 1
         if tag in self.BLOCK:
             self.flush()
+        while self.open and tag in (t for t, _ in self.open):  # close it, and what was left open inside it
+            name, hidden = self.open.pop()
+            self.skipping -= hidden
+            if name == tag:
+                break
         if tag == "main":
             self.flush()
             self.inside = False

@@ -165,18 +165,18 @@ def test_emails_live_events_and_addresses_follow_the_series_into_its_game(world)
     from games.live.models import LiveEvent, LiveSeen
     from games.models import Game
     from games.notifications.emails import message_for
-    from games.notifications.models import EmailLog
+    from games.notifications.models import Notice
 
     games = {g.series_number: g for g in Game.objects.filter(series_number__isnull=False)}
-    assert not EmailLog.objects.filter(event__startswith="series_").exists()
-    turns = EmailLog.objects.filter(event="your_turn", key__startswith=f"game:{games[1].pk}:")
+    assert not Notice.objects.filter(event__startswith="series_").exists()
+    turns = Notice.objects.filter(event="your_turn", key__startswith=f"game:{games[1].pk}:")
     assert turns.count() > 10 and all(e.data == {"game": games[1].pk} for e in turns)
-    over = EmailLog.objects.filter(event="game_over", data={"game": games[1].pk})
+    over = Notice.objects.filter(event="game_over", data={"game": games[1].pk})
     assert over.count() == 4
     message = message_for(over.first())  # an email recorded before is written as a series' still
     assert message.subject.startswith("Series 1 is over: Orange wins the series")
     assert f"/games/{games[1].pk}/" in message.body
-    held = EmailLog.objects.filter(event="your_turn", sent_at__isnull=True, data__game=games[2].pk).first()
+    held = Notice.objects.filter(event="your_turn", sent_at__isnull=True, data__game=games[2].pk).first()
     assert held is not None
     assert message_for(held).subject == f"Your turn in series 2 (race {'ABC'[games[2].race]})"
 

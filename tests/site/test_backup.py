@@ -31,6 +31,7 @@ mkdir -p backups && chmod 700 backups
 .venv/bin/python -c 'import sqlite3, sys; src, dst = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2]); \
 src.backup(dst); dst.close()' var/db.sqlite3 backups/db.sqlite3
 cp -p var/secret_key backups/secret_key
+cp -p var/vapid_private_key.pem backups/vapid_private_key.pem
 """
 SQLITE_VACUUM = """sqlite3 -cmd ".timeout 10000" var/db.sqlite3 "VACUUM INTO 'backups/db-vacuumed.sqlite3'"\n"""
 SQLITE_CHECK = """sqlite3 backups/db.sqlite3 "PRAGMA integrity_check"    # prints ok\n"""
@@ -39,6 +40,7 @@ mkdir -p var
 rm -f var/db.sqlite3-wal var/db.sqlite3-shm
 cp backups/db.sqlite3 var/db.sqlite3
 cp -p backups/secret_key var/secret_key
+cp -p backups/vapid_private_key.pem var/vapid_private_key.pem
 .venv/bin/python manage.py migrate --noinput
 """
 PG_BACKUP = """\
@@ -166,10 +168,12 @@ def test_sqlite_backed_up_while_a_game_is_played_restores_elsewhere_and_verifies
         elsewhere = tmp_path / f"restored-{how}"
         (elsewhere / "backups").mkdir(parents=True)
         shutil.copy(copy, elsewhere / "backups" / "db.sqlite3")
-        shutil.copy(site / "backups" / "secret_key", elsewhere / "backups" / "secret_key")
+        for key in ("secret_key", "vapid_private_key.pem"):
+            shutil.copy(site / "backups" / key, elsewhere / "backups" / key)
         restored = site_env(elsewhere / "var")
         documented(SQLITE_RESTORE, elsewhere, restored)
-        assert (elsewhere / "var" / "secret_key").read_text() == (site / "var" / "secret_key").read_text()
+        for key in ("secret_key", "vapid_private_key.pem"):  # the same keys: sessions, links, devices still work
+            assert (elsewhere / "var" / key).read_text() == (site / "var" / key).read_text()
         with sqlite3.connect(elsewhere / "var" / "db.sqlite3") as db:
             games, series = db.execute(COUNTS).fetchone()
         assert_restored_copy_verifies(restored, games, series)

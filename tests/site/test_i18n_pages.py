@@ -23,7 +23,7 @@ from django.utils import translation
 from games import services
 from games.models import Game
 from games.notifications.emails import message_for, unsubscribe_token
-from games.notifications.models import EmailLog
+from games.notifications.models import Notice
 from games.social import services as social
 from tests.games.factories import make_user, placed_game
 from tournaments import services as swiss
@@ -291,7 +291,7 @@ def test_dates_are_in_the_players_language_and_time_zone(world) -> None:
     assert "10 Set 2026, 21:00 (Asia/Tokyo)" in html
 
 
-def emails(world) -> list[EmailLog]:
+def emails(world) -> list[Notice]:
     anna, game, over = world["anna"], world["game"], world["over"]
     challenge = services.challenge_create(user=world["bruno"], opponent=anna, color="red", days_per_move=2,
                                           course_letter="B", lake_side="expert", rated=False)
@@ -330,7 +330,7 @@ def emails(world) -> list[EmailLog]:
     series = series_world(world)
     data += [("your_turn", {"game": series["played"].pk}), ("reminder", {"game": series["played"].pk}),
              ("game_over", {"game": series["over"].pk})]
-    return [EmailLog.objects.create(user=anna, event=event, key=f"test:{i}", data=d) for i, (event, d) in enumerate(data)]
+    return [Notice.objects.create(user=anna, event=event, key=f"test:{i}", data=d) for i, (event, d) in enumerate(data)]
 
 
 def _email_pieces(message: mail.EmailMultiAlternatives) -> list[str]:

@@ -60,7 +60,9 @@ def test_the_manifest_names_the_site_and_its_png_icons() -> None:
     response = Client().get("/site.webmanifest")
     assert response.status_code == 200 and response["Content-Type"] == "application/manifest+json"
     data = response.json()
-    assert data["name"] == "Powerboats" and data["start_url"] == "/"
+    # installable (issue 26): an app of its own window, opening on My games, over the whole site
+    assert data["name"] == "Powerboats" and data["start_url"] == "/games/" and data["scope"] == "/"
+    assert data["display"] == "standalone" and data["id"] == "/"
     pngs = [i for i in data["icons"] if i["type"] == "image/png"]
     assert [i["sizes"] for i in pngs] == ["192x192", "512x512"]
     for icon in pngs:

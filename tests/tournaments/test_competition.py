@@ -10,7 +10,7 @@ import pytest
 import time_machine
 
 from common.errors import Conflict, NotFound
-from games.notifications.models import EmailLog
+from games.notifications.models import Notice
 from tests.games.factories import race
 from tournaments import services_formats as services
 from tournaments.models import Competition, CompetitionMember, Group, GroupGame, GroupPlayer, Season
@@ -139,7 +139,7 @@ def test_the_same_season_close_run_twice_changes_nothing_twice(eager, mailoutbox
         with django_capture_on_commit_callbacks(execute=True):
             assert season_advance(season.pk) == "closed"
         moves = list(GroupPlayer.objects.filter(group__season=season).order_by("pk").values_list("move", flat=True))
-        emails = EmailLog.objects.filter(event="group_over").count()
+        emails = Notice.objects.filter(event="group_over").count()
         with django_capture_on_commit_callbacks(execute=True):
             assert season_advance(season.pk) == "nothing"
             assert services.season_advance(season_id=season.pk, now=T0 + timedelta(days=4)) == "nothing"
@@ -147,7 +147,7 @@ def test_the_same_season_close_run_twice_changes_nothing_twice(eager, mailoutbox
     c.refresh_from_db()
     assert c.next_season_at == T0 + timedelta(days=3 + 2)  # not pushed again
     assert list(GroupPlayer.objects.filter(group__season=season).order_by("pk").values_list("move", flat=True)) == moves
-    assert EmailLog.objects.filter(event="group_over").count() == emails == 6
+    assert Notice.objects.filter(event="group_over").count() == emails == 6
     assert sum(m.subject.startswith("Twice, season 1 is over: ") for m in mailoutbox) == 6
 
 
@@ -171,7 +171,7 @@ def test_two_workers_closing_and_starting_seasons_at_once_do_it_once():
     assert services.group_advance(group_id=group.pk, now=T0 + timedelta(days=2)) == "finished"
     closes = race([lambda: services.season_advance(season_id=season.pk, now=T0 + timedelta(days=2))] * 3)
     assert sorted(closes) == ["closed", "nothing", "nothing"], closes
-    assert EmailLog.objects.filter(event="group_over", key=f"season:{season.pk}:over").count() == 4
+    assert Notice.objects.filter(event="group_over", key=f"season:{season.pk}:over").count() == 4
     assert Season.objects.filter(competition=c).count() == 1
 
 

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from games.notifications.emails import message_for
-from games.notifications.models import EmailLog
+from games.notifications.models import Notice
 from tests.games.factories import PASSWORD, make_user
 from tournaments import services_formats as services
 from tournaments.models import Competition, CompetitionMember, Group, RoundRobin, Season
@@ -304,7 +304,7 @@ def test_the_schema_describes_every_new_endpoint_without_warnings():
 
 def test_the_emails_have_their_subject_text_and_html(eager, django_capture_on_commit_callbacks):
     rr, _ = started_round_robin(3)
-    start = EmailLog.objects.filter(event="group_start").first()
+    start = Notice.objects.filter(event="group_start").first()
     message = message_for(start)
     assert message.subject == "Autumn round-robin: you play in Group A"
     html = message.alternatives[0][0]
@@ -313,7 +313,7 @@ def test_the_emails_have_their_subject_text_and_html(eager, django_capture_on_co
     with time_machine.travel(T0 + timedelta(hours=1), tick=False):
         finish(group, lower_number_wins)
     services.group_advance(group_id=group.pk, now=T0 + timedelta(hours=1))
-    over = message_for(EmailLog.objects.filter(event="group_over").order_by("pk").first())
+    over = message_for(Notice.objects.filter(event="group_over").order_by("pk").first())
     assert over.subject.startswith("Autumn round-robin is over: you finished ") and "The winners: 1. " in over.body
 
 
