@@ -38,7 +38,7 @@ def server() -> str:
 
 def test_every_bench_script_has_a_tiny_run_here_or_beside_it():
     beside = {"live.py": "tests/games/test_live_bench.py", "broker.py": "tests/site/test_broker.py",
-              "soak.py": "tests/site/test_soak.py"}
+              "soak.py": "tests/site/test_soak.py", "push.py": "tests/games/test_push_bench.py"}
     for script, test in beside.items():
         assert f"{script}" in (ROOT / test).read_text(), f"{test} no longer runs bench/{script}"
     tested = set(TINY) | set(TINY_POSTGRES) | set(beside) | NOT_YET | {"http.py", "profile_turn.py"}
