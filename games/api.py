@@ -43,7 +43,7 @@ from common.schema import PatternCharField, errors
 from common.strict import StrictInput, StrictModelInput, digits
 from games.engine import DIRECTION_NAMES, Change, DiceChoice
 
-from . import api_enums, services, vacations
+from . import api_enums, plans, services, vacations
 from .advice import advice
 from .api_serializers import (
     ActionOut,
@@ -56,7 +56,7 @@ from .api_serializers import (
     SeriesSummaryOut,
     VacationOut,
 )
-from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide, Ruleset
+from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide, Plan, Ruleset
 from .payloads import series_summary
 from .rulesets import BOXED
 from .selectors import detail_of, game_with_seats, games_of, open_challenges, open_games, outcome, plays_in
@@ -591,6 +591,86 @@ class GameResign(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         _valid(ResignIn, request)
         return Response(services.game_resign(user=request.user, game_id=game_id, idempotency_key=_key(request)))
+
+
+# --- plans for the dice (games/plans.py) -------------------------------------------------------
+
+
+class PlannedDiceIn(StrictInput):
+    change = serializers.ChoiceField(choices=[c.value for c in Change], help_text="keep, add or remove (R6)")
+    remove = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0, max_value=1000,
+                                      help_text="index of the die to remove (with change=remove)")
+    reroll = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=1000), default=list,
+                                   max_length=1000, help_text="indices of the held dice to re-roll")
+
+
+WAY_HELP = "per total (the key: a total the dice choice can give): left, straight, right (60° from the heading then) " \
+           "or ask (the site stops and you choose); a total left out: ask"
+
+
+class PlannedTurnIn(StrictInput):
+    dice = PlannedDiceIn()
+    ways = serializers.DictField(child=serializers.ChoiceField(choices=plans.WAYS), default=dict, help_text=WAY_HELP)
+    careful = Flag(default=False, help_text="ask me too when the planned way would crash or sink the boat")
+
+
+class PlanIn(StrictInput):
+    turns = serializers.ListField(child=PlannedTurnIn(), min_length=1, max_length=plans.MAX_TURNS,
+                                  help_text="your next turn, and if you like the one after (its dice: keep or add)")
+
+
+class PlannedDiceOut(S):
+    change = serializers.ChoiceField(choices=[c.value for c in Change])
+    remove = serializers.IntegerField(allow_null=True)
+    reroll = serializers.ListField(child=serializers.IntegerField())
+
+
+class PlannedTurnOut(S):
+    dice = PlannedDiceOut()
+    ways = serializers.DictField(child=serializers.ChoiceField(choices=plans.WAYS))
+    careful = serializers.BooleanField()
+
+
+class PlanOut(S):
+    game = serializers.IntegerField()
+    move = serializers.IntegerField(help_text="the move number of your boat it plays")
+    turns = PlannedTurnOut(many=True)
+    updated_at = serializers.DateTimeField()
+
+
+def plan_json(plan: Plan) -> dict[str, Any]:
+    return {"game": plan.game_id, "move": plan.turn, "turns": plan.turns, "updated_at": plan.updated_at}
+
+
+class GamePlan(APIView):
+    """Your plan for your next turn (issue 27): nobody else sees it, nor learns it exists until it
+    has played."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: PlanOut, **errors(404, e404="no such game, or you have no plan in it")},
+                   summary="Your plan for your next turn in a game")
+    def get(self, request: Request, game_id: int) -> Response:
+        game, _seats = visible_game(game_id)
+        plan = plans.plan_of(request.user, game)
+        if plan is None:
+            raise NotFound(_("you have no plan in this game"), "plan")
+        return Response(plan_json(plan))
+
+    @extend_schema(request=PlanIn, responses={200: PlanOut, **errors(403, 409, e403="not a player in this game",
+                                                                          e409="it is your turn, or the game or your "
+                                                                               "boat is not going")},
+                   summary="Make or change your plan for your next turn (and the one after)")
+    def put(self, request: Request, game_id: int) -> Response:
+        data = _valid(PlanIn, request)
+        plan = plans.plan_set(user=request.user, game_id=game_id, turns=data["turns"])
+        return Response(plan_json(plan))
+
+    @extend_schema(request=None, responses={204: None, **errors(403, 404, e404="you have no plan in this game")},
+                   summary="Cancel your plan")
+    def delete(self, request: Request, game_id: int) -> Response:
+        plans.plan_cancel(user=request.user, game_id=game_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # --- me: preferences and vacation -----------------------------------------------------------

@@ -175,6 +175,8 @@ class MoveLineOut(S):
     color = serializers.ChoiceField(choices=COLORS, allow_null=True)
     kind = serializers.ChoiceField(choices=Move.Kind.choices)
     notation = serializers.CharField()
+    planned = serializers.BooleanField(required=False, help_text="true: the site played it from the player's plan "
+                                                                 "(issue 27); absent otherwise")
 
 
 class PlacementsOut(S):
@@ -389,6 +391,8 @@ class SeriesHistoryOut(S):
     seat = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=api_enums.SERIES_KIND)
     notation = serializers.CharField()
+    planned = serializers.BooleanField(required=False, help_text="true: the site played it from the player's plan "
+                                                                 "(issue 27); absent otherwise")
 
 
 class SeriesDetailOut(SeriesSummaryOut):

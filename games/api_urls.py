@@ -19,6 +19,7 @@ urlpatterns = [
     path("games/<id:game_id>/roll/", api.GameRoll.as_view(), name="api_game_roll"),
     path("games/<id:game_id>/direction/", api.GameDirection.as_view(), name="api_game_direction"),
     path("games/<id:game_id>/resign/", api.GameResign.as_view(), name="api_game_resign"),
+    path("games/<id:game_id>/plan/", api.GamePlan.as_view(), name="api_game_plan"),
     path("games/<id:game_id>/join/", api.GameJoin.as_view(), name="api_game_join"),
     path("games/<id:game_id>/leave/", api.GameLeave.as_view(), name="api_game_leave"),
     path("games/<id:game_id>/start/", api.GameStart.as_view(), name="api_game_start"),

@@ -141,6 +141,32 @@ class PreferencesForm(forms.ModelForm):  # type: ignore[type-arg]
 HOURS = [("", _("none")), *((h, f"{h:02d}:00") for h in range(24))]
 
 
+class PlanForm(forms.Form):
+    """The plan panel of the game and series pages (games/plans.py): the dice choice of the next
+    turn and a way per total (``way_<total>``), and optionally the turn after (``then_…``)."""
+
+    change = forms.RegexField(regex=r"^(keep|add|remove-[0-9])$")
+    reroll = forms.TypedMultipleChoiceField(choices=[(i, i) for i in range(10)], coerce=int, required=False)
+    careful = forms.BooleanField(required=False)
+    then = forms.BooleanField(required=False)
+    then_change = forms.ChoiceField(choices=[("keep", "keep"), ("add", "add")], required=False)
+    then_careful = forms.BooleanField(required=False)
+
+    def _ways(self, prefix: str) -> dict[str, str]:
+        return {key[len(prefix):]: str(value) for key, value in self.data.items()
+                if key.startswith(prefix) and key[len(prefix):].isdigit() and value != "ask"}
+
+    def turns(self) -> list[dict[str, Any]]:
+        change = self.cleaned_data["change"]
+        remove = int(change.split("-", 1)[1]) if change.startswith("remove-") else None
+        turns = [{"dice": {"change": change.split("-", 1)[0], "remove": remove, "reroll": self.cleaned_data["reroll"]},
+                  "ways": self._ways("way_"), "careful": self.cleaned_data["careful"]}]
+        if self.cleaned_data["then"]:
+            turns.append({"dice": {"change": self.cleaned_data["then_change"] or "keep", "remove": None, "reroll": []},
+                          "ways": self._ways("then_way_"), "careful": self.cleaned_data["then_careful"]})
+        return turns
+
+
 class NotificationsForm(forms.Form):
     """Per kind of notice its email (each, in the daily digest, none) and its push (on, off); the
     quiet hours; the "Next game" link (accounts.services.user_set_notifications)."""

@@ -355,6 +355,9 @@ class Seat(models.Model):
     place = models.PositiveSmallIntegerField(null=True, blank=True, help_text="in a series' table (R19)")
     left = models.CharField(max_length=12, blank=True, help_text="resign or timeout: left a series (R18)")
     grace_seconds = models.PositiveIntegerField(default=0, help_text="what is left of the grace bank")
+    planned = models.BooleanField(default=False, db_default=False,
+                                  help_text="the player has a plan for their next turn (Plan): read with the game, so "
+                                            "the move path looks one up only when there is one; never shown")
 
     class Meta:
         ordering = ["game", "index", "joined_at"]
@@ -421,6 +424,8 @@ class Move(AppendOnlyRows, models.Model):
     finished = models.BooleanField(default=False)
     sunk = models.BooleanField(default=False)
     notation = models.CharField(max_length=60)
+    planned = models.BooleanField(default=False, db_default=False,
+                                  help_text="played by the site from the player's plan (issue 27), not by the player")
 
     class Meta:
         ordering = ["game", "ply"]
@@ -428,6 +433,32 @@ class Move(AppendOnlyRows, models.Model):
 
     def __str__(self) -> str:
         return f"game {self.game_id} ply {self.ply}: {self.notation}"
+
+
+class Plan(models.Model):
+    """A player's plan for their next turn of a game, and optionally the turn after (issue 27,
+    "plans for the dice", games/plans.py): the dice choice, and for each total it can give a way
+    (60° left, straight on, 60° right) or "ask me"; ``careful``: ask me too when the planned way
+    would crash or sink the boat. When the turn comes the site plays it in the transaction of the
+    move that gave the turn: it rolls from the committed seed and takes the planned way if it is
+    allowed, else stops and waits for the player. Private: only its player sees it, and nothing of
+    it is shown to anyone until it has played (its moves are then marked ``planned``)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="plans")
+    seat = models.PositiveSmallIntegerField(help_text="the planner's seat (Seat.index)")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="plans")
+    race = models.PositiveSmallIntegerField(default=0, help_text="the race it is for (a series' races)")
+    turn = models.PositiveSmallIntegerField(help_text="the boat's move number it plays (its moves so far + 1)")
+    turns = models.JSONField(help_text='[{"dice": {"change", "remove", "reroll"}, "ways": {total: way}, '
+                                       '"careful": bool}, …]: this turn, and optionally the one after')
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "seat"], name="one_plan_per_seat")]
+
+    def __str__(self) -> str:
+        return f"plan of seat {self.seat} in game {self.game_id} for move {self.turn}"
 
 
 class IdempotentRequest(models.Model):

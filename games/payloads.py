@@ -182,7 +182,7 @@ def game_detail(
         ),
         "moves": [
             {"ply": m.ply, "color": colors[m.seat] if m.kind != Move.Kind.END or m.termination != "adjudication"
-             else None, "kind": m.kind, "notation": m.notation}
+             else None, "kind": m.kind, "notation": m.notation, **({"planned": True} if m.planned else {})}
             for m in moves
         ],
     }
@@ -338,7 +338,8 @@ def series_detail(game: Game, seats: Sequence[Seat], series: Series | None, rows
     ]
     data["start_player"] = race.boats[race.start].color
     data["next_start_player"] = next_start_player(series)
-    data["history"] = [{k: e[k] for k in ("ply", "race", "seat", "kind", "notation")} for e in action_entries(rows)]
+    data["history"] = [{**{k: e[k] for k in ("ply", "race", "seat", "kind", "notation")},
+                        **({"planned": True} if e["row"].planned else {})} for e in action_entries(rows)]
     if data["your_turn"]:
         data.update(turn_choices(race))
     return data

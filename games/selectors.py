@@ -92,7 +92,7 @@ def ratings_of(user_ids: list[int]) -> dict[int, Rating]:
     return {r.user_id: r for r in rows_where(Rating, "user", user_ids, ("user", "rating", "deviation"))}
 
 
-MOVE_LIST_COLUMNS = ("game", "ply", "race", "seat", "kind", "termination", "notation")
+MOVE_LIST_COLUMNS = ("game", "ply", "race", "seat", "kind", "termination", "notation", "planned")
 
 
 def history(game: Game, columns: tuple[str, ...] | None = None) -> list[Move]:

@@ -49,14 +49,14 @@ from django.utils.translation import gettext as _
 
 from common.db.writing import Writes
 from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
-from games.engine import DiceChoice, Phase, SeededDice, Termination, new_course, new_courses
+from games.engine import DiceChoice, EngineError, Phase, SeededDice, Termination, new_course, new_courses
 from games.engine.bot import LEVELS
 from games.engine.match import Match
 from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
-from . import clock, idempotency
+from . import clock, idempotency, plans
 from .errors import GameIsOver, IllegalMoveError, NotYourTurn, StalePly, TimeOver, engine_step
 from .house import is_house_bot
 from .live import events as live
@@ -72,6 +72,7 @@ from .models import (
     Game,
     LakeSide,
     Move,
+    Plan,
     Ruleset,
     Seat,
 )
@@ -500,7 +501,9 @@ def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_
             _check_going(game, mine)
             if clock.expired(game, now):
                 late = game.to_move
-                _record(game, seats, _time_out(game, seats, now), now)
+                step = _time_out(game, seats, now)
+                _record(game, seats, step, now)
+                _play_plans(game, seats, step.match, now)
             else:
                 if ply is not None and ply != game.ply:
                     raise StalePly(_("the game is at ply %(ply)s, not %(ply2)s: reload and try again")
@@ -509,7 +512,9 @@ def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_
                     raise NotYourTurn(_("it is %(value)s's turn") % {"value": game.player(game.to_move).username},
                                       "game")
                 match = rules_of(game).match_of(game, seats)
-                answer = _record(game, seats, decide(game, mine, match, now), now)  # a refusal changes nothing
+                step = decide(game, mine, match, now)  # a refusal changes nothing
+                answer = _record(game, seats, step, now)
+                _play_plans(game, seats, step.match, now)
                 idempotency.remember(user, idempotency_key, action, game, answer)
                 return answer
     except IntegrityError as exc:  # another request stored this ply first
@@ -715,6 +720,71 @@ def _time_out(game: Game, seats: Sequence[Seat], now: datetime) -> Step:
     return Step(match.time_out(loser.index), (row,), {})
 
 
+# --- plans for the dice (games/plans.py) ------------------------------------------------------------
+
+
+PLANS_IN_A_ROW = 24  # every player's plan plays at most two turns: a bound, not a limit anyone meets
+
+
+def _play_plans(game: Game, seats: list[Seat], match: Match, now: datetime) -> None:
+    """After an action, in its transaction: while the player to move has a plan for this turn
+    (``Seat.planned``, read with the game: no query otherwise), the site plays it, as the player
+    would: the planned dice choice rolled from the committed seed at this ply, then the planned
+    way if R7 allows it (careful: and it neither crashes nor sinks). Otherwise it stops after the
+    roll: the player chooses the way, and is told it is their turn. Each step is recorded as the
+    player's own (marked ``planned``) through the one path (:func:`_record`)."""
+    for _turn in range(PLANS_IN_A_ROW):
+        if game.status != Game.Status.ACTIVE or game.to_move is None:
+            return
+        seat = game.seat_at(game.to_move)
+        if seat is None or not seat.planned:
+            return
+        plan = Plan.objects.select_for_update().filter(game=game, seat=game.to_move).first()
+        playing = plans.due(plan, game, match, seat) if plan is not None else None
+        if playing is not None and playing.rest is not None and plan is not None:
+            plan.turns, plan.turn = playing.rest, plan.turn + 1  # the turn after waits for its turn
+            plan.save(update_fields=["turns", "turn", "updated_at"])
+        else:  # used up now, or stale (a race ended, the player moved in between)
+            Plan.objects.filter(game=game, seat=game.to_move).delete()
+            Seat.objects.filter(pk=seat.pk).update(planned=False)
+            seat.planned = False
+        if playing is None:
+            return
+        assert seat.index is not None
+        before, race = match.ply, _race(match)
+        try:
+            new, move = match.choose_dice(playing.turn.choice, SeededDice(bytes.fromhex(game.dice_seed), before))
+        except EngineError:  # the dice choice no longer fits: the player plays the turn
+            return
+        if move is not None:  # R7: one way only, taken at once
+            rows = (roll_row(game, seat.user, seat.index, seat.color, move.number, move.choice, move.dice_before,
+                             move.rolled, move.dice, before, race, now),
+                    turn_row(game, seat.user, seat.index, move, before + 1, race, now))
+        else:
+            pending = new.race.pending
+            assert pending is not None
+            roll = roll_row(game, seat.user, seat.index, seat.color, new.race.boat.moves + 1, pending.choice,
+                            pending.dice_before, pending.rolled, pending.dice, before, race, now)
+            direction = plans.stop_after_roll(playing.turn, new.race)
+            if direction is None:  # stop: the roll stays, the player chooses the way
+                roll.planned = True
+                _record(game, seats, Step(new, (roll,), {}), now)
+                if playing.rest is not None:
+                    Plan.objects.filter(game=game, seat=game.to_move).delete()
+                    Seat.objects.filter(pk=seat.pk).update(planned=False)
+                    seat.planned = False
+                notifications.record(notifications.your_turn(game), hold=notifications.your_turn_hold(),
+                                     push_hold=notifications.your_turn_push_hold())
+                return
+            new, move = new.choose_direction(direction)
+            assert move is not None
+            rows = (roll, turn_row(game, seat.user, seat.index, move, before + 1, race, now))
+        for row in rows:
+            row.planned = True
+        _record(game, seats, Step(new, rows, {}), now)
+        match = new
+
+
 # --- the clock: time-outs, reminders (docs/clocks.md) ------------------------------------------
 
 
@@ -733,7 +803,9 @@ def game_time_out(*, game_id: int, now: datetime | None = None) -> bool:
             return False
         if not clock.expired(game, now):
             return False
-        _record(game, seats, _time_out(game, seats, now), now)
+        step = _time_out(game, seats, now)
+        _record(game, seats, step, now)
+        _play_plans(game, seats, step.match, now)
         return True
 
 

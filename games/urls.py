@@ -19,6 +19,7 @@ urlpatterns = [
     path("games/<id:game_id>/record.json", views.game_record, name="game_record"),
     path("games/<id:game_id>/place/", views.place, name="game_place"),
     path("games/<id:game_id>/roll/", views.roll, name="game_roll"),
+    path("games/<id:game_id>/plan/", views.plan, name="game_plan"),
     path("games/<id:game_id>/direction/", views.direction, name="game_direction"),
     path("games/<id:game_id>/resign/", views.resign, name="game_resign"),
     path("games/<id:game_id>/lobby/<str:action>/", views.lobby_action, name="lobby_action"),

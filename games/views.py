@@ -32,7 +32,7 @@ from common.errors import ServiceError
 from common.strict import digits
 from games.engine import DIRECTION_NAMES, Phase, Series
 
-from . import services, vacations
+from . import plans, services, vacations
 from .advice import advice, advice_words, guided, opponent_is_house_bot
 from .board import UNREAD, BoatView, OptionView, Stored, Unread, board_style, board_svg, drawing_version
 from .bots import house_bots, play_house_bot
@@ -42,14 +42,16 @@ from .forms import (
     DirectionForm,
     NotificationsForm,
     PlaceForm,
+    PlanForm,
     PreferencesForm,
     ResignForm,
     SeriesForm,
     SignUpForm,
     VacationForm,
+    form_error,
     posted_turn,
 )
-from .models import Game, Move
+from .models import Game, Move, Plan
 from .movetext import long_forms
 from .notifications import push
 from .notifications.emails import BadToken, unsubscribe_link_use, unsubscribe_token, user_from_token
@@ -69,7 +71,7 @@ from .selectors import (
     series_of,
 )
 from .state import LETTERS, course_by_key, course_of, playing, record_of, replay, state_of
-from .turn_forms import turn_context
+from .turn_forms import plan_context, turn_context
 
 User = get_user_model()
 
@@ -327,7 +329,19 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         context["guide"] = guided(game, user)
     if your_turn:
         context.update(turn_context(state, placeable, line_index))
+    elif viewer is not None and not game.over and not replaying:
+        context.update(_plan_panel(game, seats, viewer, state))
     return context
+
+
+def _plan_panel(game: Game, seats: list[Any], viewer: int, match: Any) -> dict[str, Any]:
+    """The plan panel of a player whose turn it is not (games/plans.py): their own plan only, read
+    only when they have one (``Seat.planned``, read with the game)."""
+    mine = next((s for s in seats if s.index == viewer), None)
+    if mine is None or mine.left:
+        return {}
+    plan = Plan.objects.filter(game=game, seat=viewer).first() if mine.planned else None
+    return plan_context(plans.planner_state(match, mine), plan.turns if plan is not None else None)
 
 
 def move_items(rows: Iterable[Move], long: dict[int, str], at: int, replaying: bool) -> SafeString:
@@ -335,11 +349,13 @@ def move_items(rows: Iterable[Move], long: dict[int, str], at: int, replaying: b
     its long form. Written here rather than as a template loop, which costs ~0.14 ms a move
     (a page of a finished game shows seventy and more)."""
     items = []
+    planned = escape(gettext("played from the plan"))
     for row in rows:
         after = row.ply + 1
         current = " current" if replaying and after == at else ""
+        mark = f' <small class="planned">({planned})</small>' if row.planned else ""
         items.append(f'<li class="move-{escape(row.kind)}{current}"><a href="?at={after}"><code class="notation">'
-                     f'{escape(row.notation)}</code></a> <span class="long">{escape(long[row.ply])}</span></li>')
+                     f'{escape(row.notation)}</code></a> <span class="long">{escape(long[row.ply])}</span>{mark}</li>')
     return mark_safe("".join(items))  # every value above is escaped
 
 
@@ -543,6 +559,33 @@ def direction(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def plan(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Save or cancel the player's plan for their next turn (games/plans.py)."""
+    back = reverse("game", args=[game_id]) + "#plan"
+
+    def page(error: ServiceError, status: int) -> HttpResponse:
+        game, seats, drawing = _loaded(game_id)
+        messages.error(request, error.message)
+        return render(request, page_template(game), _game_context(request, game, seats, None, drawing),
+                      status=status)
+
+    try:
+        if "cancel" in request.POST:
+            plans.plan_cancel(user=request.user, game_id=game_id)
+            messages.success(request, _("Your plan is cancelled: you play your next turn yourself."))
+            return redirect(back)
+        form = PlanForm(request.POST)
+        if not form.is_valid():
+            return page(form_error(form), 400)
+        plans.plan_set(user=request.user, game_id=game_id, turns=form.turns())
+    except ServiceError as exc:
+        return page(exc, exc.status)
+    messages.success(request, _("Your plan is saved: the site plays it when your turn comes, unless you change it."))
+    return redirect(back)
+
+
+@login_required
 def resign(request: HttpRequest, game_id: int) -> HttpResponse:
     """Resign: a page that asks (a two-player game); a series' page posts its own box (R18)."""
     game = get_object_or_404(Game, pk=game_id)
@@ -653,6 +696,9 @@ def _series_context(request: HttpRequest, game: Game, seats: list[Any], error: S
     )
     if your_turn:  # as the board numbers the start cells
         context.update(turn_context(race, placeable, {c: i + 1 for i, c in enumerate(course.line)}))
+    elif context["you_play"] and game.status == Game.Status.ACTIVE and not replaying:
+        viewer = next(s.index for s in seats if s.color == focus)
+        context.update(_plan_panel(game, seats, viewer, played))
     return context
 
 

@@ -1,6 +1,7 @@
 // Danger before the dice (issue 24), on the game and series pages: for the dice choice the player
-// is making, each total's chance (each face 1/3), the totals it cannot give hidden in the table of
-// outcomes (templates/games/_danger.html), and one line that tells safe from deadly (#chances):
+// is making (the turn's dice form, or the plan panel of a turn to come: any form[data-dice]), each
+// total's chance (each face 1/3), the totals it cannot give hidden in the table of outcomes
+// (templates/games/_danger.html), and one line that tells safe from deadly (the form's .chances):
 // the chance that every allowed direction crashes (R9), or sinks the boat (R12). The sentences
 // come translated from the page (data-*; docs/i18n.md). The page's parts may be replaced in place
 // (static/js/live.js): everything is looked up when it runs.
@@ -18,9 +19,12 @@
   const percent = (p) => `${Math.round(p * 100)}%`;
 
   function update() {
-    const form = document.getElementById("dice-form");
-    const chances = document.getElementById("chances");
-    if (!form || !chances) return;
+    document.querySelectorAll("form[data-dice]").forEach(updateForm);  // the dice form; the plan panel (issue 27)
+  }
+
+  function updateForm(form) {
+    const chances = form.querySelector(".chances");
+    if (!chances) return;
     const dice = JSON.parse(form.dataset.dice || "[]");
     const picked = form.querySelector("[name=change]:checked") || form.querySelector("[name=change]");
     const change = picked ? picked.value : "add";
@@ -34,7 +38,7 @@
     dice.forEach((v, i) => { if (i === removed) return; if (reroll.has(i)) rolled += 1; else kept += v; });
     const dist = distribution(kept, rolled);
     let crash = 0, sinks = 0;
-    document.querySelectorAll("#danger tr[data-total]").forEach((row) => {
+    form.querySelectorAll(".danger tr[data-total]").forEach((row) => {
       const p = dist.get(Number(row.dataset.total)) || 0;
       row.hidden = p === 0;
       row.querySelector(".chance").textContent = percent(p);
@@ -51,7 +55,7 @@
     chances.classList.toggle("risk-crash", sinks === 0 && crash > 0);
     chances.classList.toggle("risk-safe", crash === 0);
   }
-  document.addEventListener("change", (e) => { if (e.target instanceof Element && e.target.closest("#dice-form")) update(); });
+  document.addEventListener("change", (e) => { if (e.target instanceof Element && e.target.closest("form[data-dice]")) update(); });
   document.addEventListener("live:applied", update);
   update();
 })();
