@@ -3,6 +3,9 @@ rolling, choosing directions, resigning, waiting until the sweep times a player 
 actions, adjudication, vacations — at random points, and after every step the stored game
 equals the replay of its history (``verify_games``' check), whatever ended the game and when.
 
+Plans for the dice (issue 27): a waiting player plans their next turn at random points, with any
+ways, careful or not, for one turn or two; the site plays them in the actions that give the turn.
+
 Over any number of seats (issue 25: one game for any number of boats): each game it starts is a
 two-player game of the online rules or a series of the boxed game for 3 to 6 players, through the
 same services; in a series a player who resigns or runs out of time leaves it (R18) and the
@@ -29,12 +32,13 @@ from hypothesis.stateful import (
 )
 
 from common.errors import ServiceError
-from games import services, vacations
-from games.engine import Phase
+from games import plans, services, vacations
+from games.engine import Change, DiceChoice, Phase
 from games.errors import GameIsOver, StalePly, TimeOver
 from games.management.commands.verify_games import check_game
-from games.models import Game
+from games.models import Game, Plan
 from games.rulesets import BOXED, match_of
+from games.state import playing
 from games.tasks import sweep_clocks
 
 from .factories import make_game, make_user
@@ -165,6 +169,29 @@ class ServicesPlay(RuleBasedStateMachine):
                     vacations.vacation_start(user=user, days=days, now=self.now)
             except ServiceError:
                 pass  # no days left this year
+
+    @precondition(lambda self: self.going())
+    @rule(seat=st.integers(0, 5), ways=st.lists(st.sampled_from(plans.WAYS), min_size=9, max_size=9),
+          careful=st.booleans(), then=st.booleans())
+    def plan(self, seat: int, ways: list[str], careful: bool, then: bool) -> None:
+        """A waiting player plans their next turn (issue 27): the site plays it in the action that
+        gives them the turn, or stops for them; the invariant holds either way."""
+        game = self.fresh()
+        seats = playing(game.seat_list())
+        mine = seats[seat % len(seats)]
+        state = plans.planner_state(match_of(game, seats), mine)
+        if mine.index == game.to_move or mine.left or state is None:
+            return
+        change = "add" if state.boat.moves == 0 or not state.boat.dice else "keep"
+        totals = sorted(DiceChoice(Change(change)).distribution(state.boat.dice))
+        turns = [{"dice": {"change": change, "remove": None, "reroll": []},
+                  "ways": {str(t): ways[i % len(ways)] for i, t in enumerate(totals)}, "careful": careful}]
+        if then:
+            turns.append({"dice": {"change": "add", "remove": None, "reroll": []},
+                          "ways": {str(t): ways[t % len(ways)] for t in range(1, 13)}, "careful": careful})
+        with self.at():
+            plans.plan_set(user=mine.user, game_id=game.pk, turns=turns)
+        assert Plan.objects.filter(game=game, seat=mine.index).exists()
 
     @precondition(lambda self: hasattr(self, "game") and self.fresh().over)
     @rule(seed=st.integers(1, 6), hours=st.integers(0, 30), boats=st.sampled_from([2, 3, 4, 5, 6]))
