@@ -146,7 +146,9 @@ def expected_scores(race) -> dict[str, tuple[int | None, int]]:
     """R18/R19 worked out again from the boats: (position, points) by colour."""
     rules = race.rules
     boats = race.boats
-    n = len(boats)
+    # R19 details: n is the boats that started the race, those placed on the lake (a player who
+    # left before placing is not counted); in rules version 1 every boat of the race
+    n = len(boats) if rules.rules_version == 1 else sum(b.cell is not None for b in boats)
     place = {s: i + 1 for i, s in enumerate(race.positions)}
     reference = max((boats[s].moves for s in place), default=0)
     sunk = sum(b.sunk for b in boats)
