@@ -37,13 +37,22 @@ def _missing(marker: str) -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """In a parallel run (bin/test: pytest-xdist, ``--dist loadgroup``) the browser tests go to
     one worker, one after another: two Chromiums with their servers on two cores are the load
-    under which a page misses its waits, and the rest of the suite fills the other worker."""
+    under which a page misses its waits, and the rest of the suite fills the other worker.
+    ``tryfirst``: xdist names each test's group from its marks in this same hook; run after it, as
+    this one did before, the mark came too late and the browser tests were spread over both workers.
+
+    The modules with a slow test (mark ``slow``) are handed out first (after the groups, which xdist sends
+    first, the largest first), so that the run does not end with one worker on a long test while
+    the other has nothing left to do."""
     for item in items:
         if item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.xdist_group("browser"))
+    slow_modules = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_modules)  # stable, a module's tests kept together
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

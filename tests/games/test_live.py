@@ -32,6 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PORT = int(os.environ.get("LIVE_TEST_PORT", "8114")) + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "sea-spray-and-salt-42"
+# the tests here without a browser use the same site (module-scoped): with the browser tests, on
+# one xdist worker, so that a second site is not started on the other
+pytestmark = pytest.mark.xdist_group("browser")
 
 
 def _env(var: Path) -> dict[str, str]:
@@ -128,6 +131,7 @@ class Listener:
         self.response.close()
 
 
+@pytest.mark.slow
 def test_the_api_streams_a_users_events_and_a_games_moves_as_ndjson(site):
     ann, bob = account("ann"), account("bob")
     bob_events = Listener("/api/stream/events/", bob)
@@ -309,6 +313,7 @@ def bots_answer(data: dict[str, str]) -> bool:
     return data["yourTurn"] == "1" or data["active"] != "1"
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_two_players_and_a_bot_see_each_move_live_without_reloading(site, output_dir, monkeypatch):
     if not Path("/usr/bin/chromium").exists():

@@ -33,6 +33,7 @@ def bench(tmp_path: Path, *args: str, database: str | None = None) -> list[dict]
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_the_live_bench_runs_at_a_tiny_size(tmp_path):
     [result] = bench(tmp_path, "--streams", "12", "--moves", "3", "--interval", "0.3", "--fetch")
     assert result["open"] == 12 and result["statuses"] == {"200": 12}
@@ -43,6 +44,7 @@ def test_the_live_bench_runs_at_a_tiny_size(tmp_path):
     assert result["api_get_5xx"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_six_hundred_spectators_hold_few_database_connections_and_get_every_move_once(tmp_path):
     from django.conf import settings

@@ -36,6 +36,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PORT_A = 8140 + 2 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 PORT_B = PORT_A + 1
 PASSWORD = "sea-spray-and-salt-42"
+# the module's two servers (module-scoped) are started once: its tests on one xdist worker
+pytestmark = pytest.mark.xdist_group("live_server")
 LIMITS = {"LIVE_STREAMS_PER_ADDRESS": "3", "LIVE_STREAMS_PER_CLIENT": "2", "LIVE_STREAMS_PER_PROCESS": "8",
           "LIVE_BUSY_RETRY_SECONDS": "7", "LIVE_HEARTBEAT_SECONDS": "0.5", "LIVE_STREAM_SECONDS": "4"}
 
@@ -173,6 +175,7 @@ def wait_admitted(base: str, path: str, address: str, headers: dict[str, str] | 
     raise AssertionError(f"{path} from {address} still refused")
 
 
+@pytest.mark.slow
 def test_a_page_stream_over_the_per_address_limit_gets_a_429_with_retry_and_a_closed_one_lets_the_next_in(servers):
     a, _ = servers
     opened = [Stream(a, "/events/lobby/", "127.0.0.21") for _ in range(3)]
@@ -191,6 +194,7 @@ def test_a_page_stream_over_the_per_address_limit_gets_a_429_with_retry_and_a_cl
         stream.close()
 
 
+@pytest.mark.slow
 def test_an_api_stream_over_the_per_client_limit_gets_a_429_in_json(servers):
     a, _ = servers
     token = account(a, "cleo_limits")

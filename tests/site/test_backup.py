@@ -175,6 +175,7 @@ def test_sqlite_backed_up_while_a_game_is_played_restores_elsewhere_and_verifies
         assert_restored_copy_verifies(restored, games, series)
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_postgres_dumped_while_a_game_is_played_restores_into_a_new_database_and_verifies(tmp_path):

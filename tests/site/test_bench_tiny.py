@@ -57,6 +57,7 @@ TINY = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", sorted(TINY))
 def test_an_engine_bench_runs_at_a_tiny_size(script):
     args, expected = TINY[script]
@@ -70,6 +71,7 @@ TINY_POSTGRES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.django_db
 def test_the_postgres_benches_run_at_a_tiny_size():
@@ -80,6 +82,7 @@ def test_the_postgres_benches_run_at_a_tiny_size():
     assert re.search(r"[\d.]+ ms +\([\d.]+ ms\) +goal 50 ms", outputs["leaderboard.py"]), outputs["leaderboard.py"][-2000:]
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.redis
 @pytest.mark.django_db
