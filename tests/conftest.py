@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
-OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
+from tests.sqlite_copy import copy_sqlite
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "test-output"
 REQUIRE = os.environ.get("POWERBOATS_REQUIRE_SERVICES") == "1"
 
 
@@ -81,3 +87,30 @@ def eager():
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = old
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """A SQLite database of the embedded default, migrated and with its cache table, made once
+    per run (the xdist workers share it: the first makes it, the other waits for it). The tests
+    that serve the site from a var/ of their own start from a copy (tests/sqlite_copy.py) instead
+    of migrating afresh, which took some 12 s of CPU each time, several times a run; the
+    migrations themselves are tested by pytest-django's test databases and tests/migration."""
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent  # the run's folder, above each worker's own
+    folder = shared / "migrated-sqlite"
+    folder.mkdir(exist_ok=True)
+    database = folder / "db.sqlite3"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "done").exists():
+            env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
+            env.update(POWERBOATS_VAR_DIR=str(folder / "var"), DJANGO_SETTINGS_MODULE="powerboats_site.settings",
+                       SECRET_KEY="migrated-sqlite-not-secret", LOG_LEVEL="WARNING")
+            for command in (["migrate", "--noinput", "-v0"], ["createcachetable"]):
+                subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True)
+            copy_sqlite(folder / "var" / "db.sqlite3", database)
+            (folder / "done").touch()
+    return database
+

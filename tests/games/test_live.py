@@ -27,6 +27,8 @@ from typing import Any
 
 import pytest
 
+from tests.sqlite_copy import copy_sqlite
+
 ROOT = Path(__file__).resolve().parents[2]
 # one site per xdist worker (gw0, gw1, …), each on its own port
 PORT = int(os.environ.get("LIVE_TEST_PORT", "8114")) + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
@@ -47,12 +49,11 @@ def _env(var: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def site(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> Iterator[str]:
     var = tmp_path_factory.mktemp("live-var")
     env = _env(var)
     python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    subprocess.run([python, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)
+    copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
     log = (var / "site.log").open("wb")
     web = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
                             "--port", str(PORT), "--workers", "2", "--no-proxy-headers", "--timeout-graceful-shutdown", "1",

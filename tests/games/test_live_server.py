@@ -31,6 +31,8 @@ from typing import Any
 
 import pytest
 
+from tests.sqlite_copy import copy_sqlite
+
 ROOT = Path(__file__).resolve().parents[2]
 # two ports per xdist worker, apart from the other server tests' ports
 PORT_A = 8140 + 2 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
@@ -52,11 +54,10 @@ def _env(var: Path, port: int) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+def servers(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> Iterator[tuple[str, str]]:
     var = tmp_path_factory.mktemp("live-server-var")
     python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=_env(var, PORT_A), check=True)
-    subprocess.run([python, "manage.py", "createcachetable"], cwd=ROOT, env=_env(var, PORT_A), check=True)
+    copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
     log = (var / "servers.log").open("wb")
     processes = [subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
                                    "--port", str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "1",
@@ -223,7 +224,8 @@ def test_a_process_full_of_streams_refuses_the_next_with_a_429_and_never_a_5xx(s
     wait_admitted(a, "/events/lobby/", "127.0.1.99").close()
 
 
-def test_a_server_that_stops_while_streams_are_open_ends_them_without_a_traceback(tmp_path):
+@pytest.mark.slow
+def test_a_server_that_stops_while_streams_are_open_ends_them_without_a_traceback(tmp_path, migrated_sqlite):
     """uvicorn cancels what still runs when its graceful shutdown is over, and an open stream
     always still runs: before, each such stream logged "Exception in ASGI application" with a
     CancelledError at every restart (seen at the end of a loaded test run). The browser
@@ -231,8 +233,7 @@ def test_a_server_that_stops_while_streams_are_open_ends_them_without_a_tracebac
     port = PORT_A + 40
     python = sys.executable
     env = {**_env(tmp_path, port), "LIVE_STREAM_SECONDS": "600", "LOG_LEVEL": "INFO"}
-    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    subprocess.run([python, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)
+    copy_sqlite(migrated_sqlite, tmp_path / "db.sqlite3")
     log_path = tmp_path / "server.log"
     with log_path.open("wb") as log:
         server = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
