@@ -57,8 +57,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.xdist_group("browser"))
+        if config.getvalue("loadgroup") if hasattr(config.option, "loadgroup") else False:
+            _group_in_node_id(item)
     slow_modules = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow_modules)  # stable, a module's tests kept together
+
+
+def _group_in_node_id(item: pytest.Item) -> None:
+    """What pytest-xdist (3.8) does for ``--dist loadgroup`` in an xdist worker: the group's name
+    after an ``@`` at the end of the test's id, by which the scheduler keeps a group together. xdist
+    assigns ``item._nodeid``, which pytest 9 no longer reads (an item's id is ``item._id``): there
+    its groups never formed, and the browser tests ran on both workers at once."""
+    names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                    for mark in item.iter_markers("xdist_group")})
+    if not names or "@" in item.nodeid.rsplit("]", 1)[-1] or not hasattr(item, "_id"):
+        return
+    from _pytest.nodeid import NodeId
+
+    item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
