@@ -161,3 +161,14 @@ def migrated_postgres(tmp_path_factory: pytest.TempPathFactory, worker_id: str) 
             subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
             (folder / "done").touch()
     return template
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None,
+                                 request: pytest.FixtureRequest) -> None:
+    """On PostgreSQL each worker's test database is a copy of ``migrated_postgres`` (Django's TEST
+    TEMPLATE): pytest-django then runs migrate on it as always, which finds nothing left to do,
+    instead of the whole 20 s once per worker."""
+    if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and os.environ.get("DATABASE_URL"):
+        template = request.getfixturevalue("migrated_postgres")
+        settings.DATABASES["default"].setdefault("TEST", {})["TEMPLATE"] = template
