@@ -40,7 +40,9 @@ def setup_database(url: str, keep: bool) -> tuple[str, bool]:
             conn.execute(f'DROP DATABASE "{NAME}" WITH (FORCE)')
             exists = None
         if not exists:
-            conn.execute(f'CREATE DATABASE "{NAME}"')
+            # BENCH_DB_TEMPLATE: a database already migrated to copy (the suite's tiny runs): migrate then finds nothing to do
+            template = os.environ.get("BENCH_DB_TEMPLATE")
+            conn.execute(f'CREATE DATABASE "{NAME}"' + (f' TEMPLATE "{template}"' if template else ""))
     return f"{base}/{NAME}", bool(exists)
 
 

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
-OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
+from tests.sqlite_copy import copy_sqlite
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "test-output"
 REQUIRE = os.environ.get("POWERBOATS_REQUIRE_SERVICES") == "1"
 
 
@@ -37,13 +43,38 @@ def _missing(marker: str) -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """In a parallel run (bin/test: pytest-xdist, ``--dist loadgroup``) the browser tests go to
     one worker, one after another: two Chromiums with their servers on two cores are the load
-    under which a page misses its waits, and the rest of the suite fills the other worker."""
+    under which a page misses its waits, and the rest of the suite fills the other worker.
+    ``tryfirst``: xdist names each test's group from its marks in this same hook; run after it, as
+    this one did before, the mark came too late and the browser tests were spread over both workers.
+
+    The modules with a slow test (mark ``slow``) are handed out first (after the groups, which xdist sends
+    first, the largest first), so that the run does not end with one worker on a long test while
+    the other has nothing left to do."""
     for item in items:
         if item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.xdist_group("browser"))
+        if config.getvalue("loadgroup") if hasattr(config.option, "loadgroup") else False:
+            _group_in_node_id(item)
+    slow_modules = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_modules)  # stable, a module's tests kept together
+
+
+def _group_in_node_id(item: pytest.Item) -> None:
+    """What pytest-xdist (3.8) does for ``--dist loadgroup`` in an xdist worker: the group's name
+    after an ``@`` at the end of the test's id, by which the scheduler keeps a group together. xdist
+    assigns ``item._nodeid``, which pytest 9 no longer reads (an item's id is ``item._id``): there
+    its groups never formed, and the browser tests ran on both workers at once."""
+    names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                    for mark in item.iter_markers("xdist_group")})
+    if not names or "@" in item.nodeid.rsplit("]", 1)[-1] or not hasattr(item, "_id"):
+        return
+    from _pytest.nodeid import NodeId
+
+    item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -54,6 +85,33 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 if REQUIRE:
                     pytest.fail(f"POWERBOATS_REQUIRE_SERVICES=1 but this test {why}")
                 pytest.skip(why)
+
+
+DB_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences", "django_db_serialized_rollback"}
+# the rows the data migrations make on a new database: the house bots, The Competition
+DATA_MIGRATIONS = [("accounts.migrations.0004_house_bots", "create_bots"),
+                   ("tournaments.migrations.0006_the_competition", "create")]
+
+
+@pytest.fixture(autouse=True)
+def _what_the_data_migrations_made(request: pytest.FixtureRequest) -> None:
+    """Every test with the database starts with the rows the data migrations make, as on a
+    database just migrated. A transactional test (transaction=True: the browser tests with their
+    live_server, a few others) ends with a flush that empties every table; pytest-django runs those
+    tests last, but xdist hands out the groups first (the browser tests), so a test run after one
+    on the same worker found no house bot (test_advice.py failed so). Put back when missing, in the
+    test's own transaction (a transactional test's flush removes them again)."""
+    if not (request.node.get_closest_marker("django_db") or DB_FIXTURES & set(request.fixturenames)):
+        return
+    request.getfixturevalue("_django_db_helper")  # what pytest-django's django_db mark asks for (once)
+    import importlib
+
+    from django.apps import apps
+
+    if apps.get_model("accounts", "User").objects.filter(username="bot-easy").exists():
+        return
+    for module, function in DATA_MIGRATIONS:
+        getattr(importlib.import_module(module), function)(apps, None)
 
 
 @pytest.fixture
@@ -72,3 +130,72 @@ def eager():
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = old
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """A SQLite database of the embedded default, migrated and with its cache table, made once
+    per run (the xdist workers share it: the first makes it, the other waits for it). The tests
+    that serve the site from a var/ of their own start from a copy (tests/sqlite_copy.py) instead
+    of migrating afresh, which took some 12 s of CPU each time, several times a run; the
+    migrations themselves are tested by pytest-django's test databases and tests/migration."""
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent  # the run's folder, above each worker's own
+    folder = shared / "migrated-sqlite"
+    folder.mkdir(exist_ok=True)
+    database = folder / "db.sqlite3"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "done").exists():
+            env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
+            env.update(POWERBOATS_VAR_DIR=str(folder / "var"), DJANGO_SETTINGS_MODULE="powerboats_site.settings",
+                       SECRET_KEY="migrated-sqlite-not-secret", LOG_LEVEL="WARNING")
+            for command in (["migrate", "--noinput", "-v0"], ["createcachetable"]):
+                subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True)
+            copy_sqlite(folder / "var" / "db.sqlite3", database)
+            (folder / "done").touch()
+    return database
+
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> str:
+    """The name of a PostgreSQL database on the suite's server (``<DATABASE_URL's name>_migrated``),
+    migrated once per run, for the benches' tiny runs to copy (``BENCH_DB_TEMPLATE``: CREATE
+    DATABASE … TEMPLATE) instead of migrating a database of their own afresh (some 20 s each, four
+    times a run); they still run migrate, which finds nothing left to do."""
+    import psycopg
+
+    url = os.environ["DATABASE_URL"]
+    base, name = url.rsplit("/", 1)
+    template = f"{name.split('?')[0]}_migrated"
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent  # the run's folder, above each worker's own
+    folder = shared / "migrated-postgres"
+    folder.mkdir(exist_ok=True)
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "done").exists():
+            with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
+                conn.execute(f'CREATE DATABASE "{template}"')
+            env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "CACHE_URL")}
+            env.update(DATABASE_URL=f"{base}/{template}", POWERBOATS_VAR_DIR=str(folder / "var"),
+                       DJANGO_SETTINGS_MODULE="powerboats_site.settings", CELERY_BROKER_URL="memory://",
+                       SECRET_KEY="migrated-postgres-not-secret", LOG_LEVEL="WARNING")
+            subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+            (folder / "done").touch()
+    return template
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None,
+                                 request: pytest.FixtureRequest) -> None:
+    """On PostgreSQL each worker's test database is a copy of ``migrated_postgres`` (Django's TEST
+    TEMPLATE): pytest-django then runs migrate on it as always, which finds nothing left to do,
+    instead of the whole 20 s once per worker."""
+    if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and os.environ.get("DATABASE_URL"):
+        template = request.getfixturevalue("migrated_postgres")
+        settings.DATABASES["default"].setdefault("TEST", {})["TEMPLATE"] = template

@@ -8,6 +8,7 @@ import json
 import random
 from functools import cache
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -122,6 +123,7 @@ RandomPlay.TestCase.settings = settings(
     max_examples=60, stateful_step_count=120, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 TestRandomPlay = RandomPlay.TestCase
+TestRandomPlay.pytestmark = [pytest.mark.slow]
 
 
 @settings(max_examples=25, deadline=None)
@@ -306,3 +308,4 @@ SeriesPlay.TestCase.settings = settings(
     max_examples=50, stateful_step_count=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 TestSeriesPlay = SeriesPlay.TestCase
+TestSeriesPlay.pytestmark = [pytest.mark.slow]

@@ -38,6 +38,7 @@ def bot_game(user, rated: bool = False, level: str = "easy"):
     return make_game(yellow=user, red=bot, rated=rated)
 
 
+@pytest.mark.slow
 def test_the_strong_bot_advises_a_player_who_asks_in_a_casual_game_against_a_house_bot():
     ann = make_user("ann", bot_hints=True)
     game = bot_game(ann)
@@ -60,6 +61,7 @@ def test_the_strong_bot_advises_a_player_who_asks_in_a_casual_game_against_a_hou
                                 "reroll": list(choice.reroll)}
 
 
+@pytest.mark.slow
 def test_no_advice_in_a_rated_game_against_a_person_or_when_not_asked():
     ann = make_user("ann", bot_hints=True)
     rated = bot_game(ann, rated=True)

@@ -62,6 +62,7 @@ def act(page) -> str:
     return "direction"
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_sign_up_challenge_accept_and_play_until_a_buoy_or_a_crash(live_server, output_dir, monkeypatch):

@@ -109,6 +109,7 @@ def play_a_whole_game(page: Any, base: str, name: str, shots: Any, phone: bool) 
     return counts
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(("size", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])

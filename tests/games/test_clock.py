@@ -309,6 +309,7 @@ def test_a_vacation_counts_before_the_action_is_judged_late():
     assert not game.over and game.ply == 1
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_late_move_racing_the_sweep_and_two_sweeps_racing_give_one_outcome(django_capture_on_commit_callbacks):

@@ -40,6 +40,7 @@ def take_turn(page: Any) -> None:
     page.wait_for_load_state()
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize(("language", "viewport"), [("en", (390, 844)), ("en", (1280, 900)), ("de", (390, 844)),
                                                     ("it", (1280, 900))])

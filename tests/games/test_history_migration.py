@@ -89,6 +89,7 @@ def old_game(apps, yellow, red, seed: bytes, course_json, turns: int, then: str)
     return game.pk
 
 
+@pytest.mark.slow
 def test_old_histories_are_converted_and_verify():
     executor = MigrationExecutor(connection)
     executor.migrate(BEFORE)

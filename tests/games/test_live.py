@@ -27,11 +27,16 @@ from typing import Any
 
 import pytest
 
+from tests.sqlite_copy import copy_sqlite
+
 ROOT = Path(__file__).resolve().parents[2]
 # one site per xdist worker (gw0, gw1, …), each on its own port
 PORT = int(os.environ.get("LIVE_TEST_PORT", "8114")) + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "sea-spray-and-salt-42"
+# the tests here without a browser use the same site (module-scoped): with the browser tests, on
+# one xdist worker, so that a second site is not started on the other
+pytestmark = pytest.mark.xdist_group("browser")
 
 
 def _env(var: Path) -> dict[str, str]:
@@ -44,12 +49,11 @@ def _env(var: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def site(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> Iterator[str]:
     var = tmp_path_factory.mktemp("live-var")
     env = _env(var)
     python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    subprocess.run([python, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)
+    copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
     log = (var / "site.log").open("wb")
     web = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
                             "--port", str(PORT), "--workers", "2", "--no-proxy-headers", "--timeout-graceful-shutdown", "1",
@@ -128,6 +132,7 @@ class Listener:
         self.response.close()
 
 
+@pytest.mark.slow
 def test_the_api_streams_a_users_events_and_a_games_moves_as_ndjson(site):
     ann, bob = account("ann"), account("bob")
     bob_events = Listener("/api/stream/events/", bob)
@@ -309,6 +314,7 @@ def bots_answer(data: dict[str, str]) -> bool:
     return data["yourTurn"] == "1" or data["active"] != "1"
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_two_players_and_a_bot_see_each_move_live_without_reloading(site, output_dir, monkeypatch):
     if not Path("/usr/bin/chromium").exists():

@@ -20,11 +20,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PORT = 8170 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 
 
-def bench(tmp_path: Path, *args: str, database: str | None = None) -> list[dict]:
+def bench(tmp_path: Path, *args: str, database: str | None = None, template: str | None = None) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
     env.update(BENCH_LIVE_VAR=str(tmp_path / "var"), BENCH_DB_PREFIX=f"powerboats_test{PORT}")
     if database:
         env["DATABASE_URL"] = database
+    if template:
+        env["BENCH_DB_TEMPLATE"] = template  # a migrated database to copy (tests/conftest.py)
     out = tmp_path / "live.json"
     run = subprocess.run([sys.executable, "bench/live.py", "--port", str(PORT), "--json", str(out), *args],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -33,6 +35,7 @@ def bench(tmp_path: Path, *args: str, database: str | None = None) -> list[dict]
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_the_live_bench_runs_at_a_tiny_size(tmp_path):
     [result] = bench(tmp_path, "--streams", "12", "--moves", "3", "--interval", "0.3", "--fetch")
     assert result["open"] == 12 and result["statuses"] == {"200": 12}
@@ -43,13 +46,15 @@ def test_the_live_bench_runs_at_a_tiny_size(tmp_path):
     assert result["api_get_5xx"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
-def test_six_hundred_spectators_hold_few_database_connections_and_get_every_move_once(tmp_path):
+def test_six_hundred_spectators_hold_few_database_connections_and_get_every_move_once(tmp_path, migrated_postgres):
     from django.conf import settings
 
     db = settings.DATABASES["default"]
     server = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    [result] = bench(tmp_path, "--streams", "600", "--moves", "6", "--interval", "0.5", "--fetch", database=server)
+    [result] = bench(tmp_path, "--streams", "600", "--moves", "6", "--interval", "0.5", "--fetch", database=server,
+                      template=migrated_postgres)
     assert result["open"] == 600 and result["errors"] == 0
     assert all(int(status) < 500 for status in result["statuses"])
     assert result["exactly_once_in_order"] == 600, "every stream got every move's event, once, in order"

@@ -18,6 +18,7 @@ from .test_live import BASE, CHROMIUM_ARGS, account, api, site  # noqa: F401 (si
 from .test_series_live_browser import log_in
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_the_challenger_in_the_lobby_lands_in_the_game_and_a_rematch_appears_live(site, output_dir,  # noqa: F811
                                                                                    monkeypatch):

@@ -53,6 +53,7 @@ def wait_for(page: Any, ply: int, timeout: float = 5.0) -> float:
     raise AssertionError(f"ply {ply} not shown within {timeout} s: {shown(page)}")
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_move_is_applied_in_place_on_the_opponents_and_the_spectators_pages(site, output_dir,  # noqa: F811
                                                                             monkeypatch):

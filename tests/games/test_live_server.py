@@ -31,11 +31,15 @@ from typing import Any
 
 import pytest
 
+from tests.sqlite_copy import copy_sqlite
+
 ROOT = Path(__file__).resolve().parents[2]
 # two ports per xdist worker, apart from the other server tests' ports
 PORT_A = 8140 + 2 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 PORT_B = PORT_A + 1
 PASSWORD = "sea-spray-and-salt-42"
+# the module's two servers (module-scoped) are started once: its tests on one xdist worker
+pytestmark = pytest.mark.xdist_group("live_server")
 LIMITS = {"LIVE_STREAMS_PER_ADDRESS": "3", "LIVE_STREAMS_PER_CLIENT": "2", "LIVE_STREAMS_PER_PROCESS": "8",
           "LIVE_BUSY_RETRY_SECONDS": "7", "LIVE_HEARTBEAT_SECONDS": "0.5", "LIVE_STREAM_SECONDS": "4"}
 
@@ -50,11 +54,10 @@ def _env(var: Path, port: int) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+def servers(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> Iterator[tuple[str, str]]:
     var = tmp_path_factory.mktemp("live-server-var")
     python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=_env(var, PORT_A), check=True)
-    subprocess.run([python, "manage.py", "createcachetable"], cwd=ROOT, env=_env(var, PORT_A), check=True)
+    copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
     log = (var / "servers.log").open("wb")
     processes = [subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
                                    "--port", str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "1",
@@ -173,6 +176,7 @@ def wait_admitted(base: str, path: str, address: str, headers: dict[str, str] | 
     raise AssertionError(f"{path} from {address} still refused")
 
 
+@pytest.mark.slow
 def test_a_page_stream_over_the_per_address_limit_gets_a_429_with_retry_and_a_closed_one_lets_the_next_in(servers):
     a, _ = servers
     opened = [Stream(a, "/events/lobby/", "127.0.0.21") for _ in range(3)]
@@ -191,6 +195,7 @@ def test_a_page_stream_over_the_per_address_limit_gets_a_429_with_retry_and_a_cl
         stream.close()
 
 
+@pytest.mark.slow
 def test_an_api_stream_over_the_per_client_limit_gets_a_429_in_json(servers):
     a, _ = servers
     token = account(a, "cleo_limits")
@@ -219,7 +224,8 @@ def test_a_process_full_of_streams_refuses_the_next_with_a_429_and_never_a_5xx(s
     wait_admitted(a, "/events/lobby/", "127.0.1.99").close()
 
 
-def test_a_server_that_stops_while_streams_are_open_ends_them_without_a_traceback(tmp_path):
+@pytest.mark.slow
+def test_a_server_that_stops_while_streams_are_open_ends_them_without_a_traceback(tmp_path, migrated_sqlite):
     """uvicorn cancels what still runs when its graceful shutdown is over, and an open stream
     always still runs: before, each such stream logged "Exception in ASGI application" with a
     CancelledError at every restart (seen at the end of a loaded test run). The browser
@@ -227,8 +233,7 @@ def test_a_server_that_stops_while_streams_are_open_ends_them_without_a_tracebac
     port = PORT_A + 40
     python = sys.executable
     env = {**_env(tmp_path, port), "LIVE_STREAM_SECONDS": "600", "LOG_LEVEL": "INFO"}
-    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    subprocess.run([python, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)
+    copy_sqlite(migrated_sqlite, tmp_path / "db.sqlite3")
     log_path = tmp_path / "server.log"
     with log_path.open("wb") as log:
         server = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",

@@ -193,6 +193,7 @@ def board_of(response: Any) -> bytes:
     return found.group(0)
 
 
+@pytest.mark.slow
 def test_a_two_player_turn_and_a_series_turn_go_one_path_within_one_budget(game, monkeypatch):
     """One game for any number of boats (issue 25): a two-player game's turn and a series' turn
     are the same requests to the same views, served by the same service path (games.services

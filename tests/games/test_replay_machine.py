@@ -216,6 +216,7 @@ class ServicesPlay(RuleBasedStateMachine):
             assert problem is None, problem
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_the_stored_game_equals_its_replay_after_any_sequence_of_actions():
     """Two to six seats: a two-player game, or a series of three to six players."""

@@ -40,6 +40,7 @@ def outcomes(n: int = 60):
         yield ONLINE.adjudicate(mid).outcome
 
 
+@pytest.mark.slow
 def test_every_outcome_said_from_its_code_reads_as_the_engines_sentence_and_the_migration_reads_it_back():
     seen: Counter[str] = Counter()
     with translation.override("en"):
@@ -54,6 +55,7 @@ def test_every_outcome_said_from_its_code_reads_as_the_engines_sentence_and_the_
         assert result_text("finished", {"color": "red"}, "Red finished") != "Red finished"
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_a_finished_game_and_series_store_their_result_as_data():
     from games import services

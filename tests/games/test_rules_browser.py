@@ -32,6 +32,7 @@ def _fits(page, size: str) -> None:
     assert width <= SIZES[size]["width"], f"the page is {width}px wide"
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_home_and_rules_pages_in_three_languages_and_two_sizes(live_server, output_dir, monkeypatch):

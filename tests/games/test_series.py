@@ -143,6 +143,7 @@ def test_the_creator_starts_with_three_present():
 # --- play: a scripted series, every figure checked (R15–R20) ---------------------------------------
 
 
+@pytest.mark.slow
 @PLAYED
 def test_a_scripted_four_player_series_gives_the_figures_of_r18_to_r20():
     """A fixed lake, lot and dice seed (random.Random(16)); each seat played by the engine's
@@ -225,6 +226,7 @@ def test_refused_actions_name_the_field_and_rule_and_change_nothing():
     assert series.ply == 0
 
 
+@pytest.mark.slow
 @PLAYED
 def test_a_player_who_resigns_leaves_and_the_others_play_on():
     users = four()
@@ -249,6 +251,7 @@ def test_a_player_who_resigns_leaves_and_the_others_play_on():
     assert check_game(series) is None
 
 
+@pytest.mark.slow
 @PLAYED
 def test_a_player_who_leaves_before_placing_is_not_counted_in_n_and_the_stored_series_is_its_replay():
     """R19 details: n is the number of boats placed in the race. The first player to place
@@ -362,6 +365,7 @@ def test_pairwise_scores():
 # --- the API -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @PLAYED
 def test_a_four_player_series_through_the_api(monkeypatch):
     users = four()
@@ -493,6 +497,7 @@ def test_house_bots_take_seats_and_play_through_the_services(eager, django_captu
     assert check_game(series) is None
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_bots_left_alone_play_the_series_to_its_end_without_recursing(eager):
     """R18: the last person resigns and the house bots play on. With real commits and tasks run

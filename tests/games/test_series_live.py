@@ -101,6 +101,7 @@ def _started(django_capture_on_commit_callbacks, seats: int = 3) -> tuple[Game, 
     return series, users
 
 
+@pytest.mark.slow
 def test_every_action_of_a_series_is_one_insert_with_its_new_ply_until_the_finish(
         django_capture_on_commit_callbacks):
     series, users = _started(django_capture_on_commit_callbacks)
@@ -213,6 +214,7 @@ def test_the_series_stream_carries_its_events_only(django_capture_on_commit_call
     assert refused.status_code == 400 and refused.json()["field"] == "since"
 
 
+@pytest.mark.slow
 def test_the_series_pages_are_live(django_capture_on_commit_callbacks):
     ann, bob, cid = (make_user(n) for n in ("ann", "bob", "cid"))
     series = services.game_open(user=ann, seats=3)

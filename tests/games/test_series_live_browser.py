@@ -68,6 +68,7 @@ def act(game_id: int, token: str) -> dict[str, Any]:
     return answer
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_the_other_players_and_the_bots_actions_reach_an_open_series_page_live(site, output_dir,  # noqa: F811
                                                                                 monkeypatch):

@@ -67,6 +67,7 @@ def test_the_player_to_move_is_reminded_once_per_turn_by_the_sweep(eager, mailou
     assert series.reminder_at == series.deadline - DAY
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_no_reminder_for_a_house_bot_nor_after_the_end(django_capture_on_commit_callbacks):
     ann = make_user("ann")

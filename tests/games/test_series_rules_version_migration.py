@@ -124,6 +124,7 @@ def first_placer_leaves(game: EngineSeries, seed: bytes) -> list[tuple[int, int,
     return rows
 
 
+@pytest.mark.slow
 def test_series_that_exist_get_rules_version_1_and_verify_new_ones_take_version_2():
     executor = MigrationExecutor(connection)
     executor.migrate(BEFORE)

@@ -90,6 +90,7 @@ def test_resign_through_the_page_needs_the_box():
     assert series.seats.get(user=users[1]).left == "resign"
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_series_page_in_chromium_desktop_and_phone(live_server, output_dir, monkeypatch):

@@ -18,6 +18,7 @@ def log_in(page, base: str, name: str) -> None:
     page.wait_for_load_state()
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_chat_rematch_next_game_watch_and_search_in_a_browser(live_server, output_dir, monkeypatch):

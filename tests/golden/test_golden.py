@@ -300,6 +300,7 @@ def test_a_rated_two_player_game_as_its_players_and_a_spectator_see_it(seeded):
     compare("two_player_game", {"steps": steps, "views": views, "pages": pages})
 
 
+@pytest.mark.slow
 def test_a_four_boat_series_as_its_players_and_a_spectator_see_it(seeded):
     names = Names()
     users = [make_user(n) for n in ("ann", "bob", "cid", "dee", "eve")]

@@ -100,6 +100,7 @@ def without_now(value: Any) -> Any:
     return value
 
 
+@pytest.mark.slow
 def test_the_migrated_world_verifies_and_serves_what_the_old_code_served(world):
     from games.models import Game, IdempotentRequest, Move
     from games.ratings.models import SeriesRatingChange
@@ -160,6 +161,7 @@ def test_the_migrated_world_verifies_and_serves_what_the_old_code_served(world):
     assert Move.objects.filter(game=games[3], kind="end", termination="timeout").count() == 1
 
 
+@pytest.mark.slow
 def test_emails_live_events_and_addresses_follow_the_series_into_its_game(world):
     from games.live.events import user_event_lines
     from games.live.models import LiveEvent, LiveSeen

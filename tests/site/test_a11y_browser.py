@@ -26,6 +26,7 @@ def serious(page: Any) -> list[str]:
             for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_axe_finds_no_serious_violation_and_the_turn_has_the_focus(live_server, output_dir, eager, monkeypatch):
@@ -89,6 +90,7 @@ def play_until_turn_of(game: Any, user: Any) -> None:
     raise AssertionError("not their turn after 20 actions")
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_a_live_update_that_brings_your_turn_focuses_the_form_but_not_while_you_type(live_server, eager, monkeypatch):

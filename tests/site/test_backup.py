@@ -21,6 +21,8 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.sqlite_copy import copy_sqlite
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "backup.md").read_text(encoding="utf-8")
 
@@ -146,13 +148,14 @@ def assert_restored_copy_verifies(env: dict[str, str], games: int, series: int) 
     assert run([*manage, "verify_games"], env).strip() == f"{games} games checked, 0 with a mismatch"
 
 
-def test_sqlite_backed_up_while_a_game_is_played_restores_elsewhere_and_verifies(tmp_path):
+@pytest.mark.slow
+def test_sqlite_backed_up_while_a_game_is_played_restores_elsewhere_and_verifies(tmp_path, migrated_sqlite):
     """The embedded default: the database copied by SQLite's online backup API and by VACUUM
     INTO while the site writes (its write-ahead log holding commits the main file has not),
     each copy restored with the secret key into a fresh var/ and checked there."""
     site = tmp_path / "site"
     env = site_env(site / "var")
-    run([sys.executable, "manage.py", "migrate", "--noinput"], env)
+    copy_sqlite(migrated_sqlite, site / "var" / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
     run([sys.executable, "-c", POPULATE], env)
     vacuum = shutil.which("sqlite3") is not None  # the Python one needs nothing but the standard library
     with playing(env, tmp_path):
@@ -179,6 +182,7 @@ def test_sqlite_backed_up_while_a_game_is_played_restores_elsewhere_and_verifies
         assert_restored_copy_verifies(restored, games, series)
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_postgres_dumped_while_a_game_is_played_restores_into_a_new_database_and_verifies(tmp_path):

@@ -57,6 +57,7 @@ TINY = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", sorted(TINY))
 def test_an_engine_bench_runs_at_a_tiny_size(script):
     args, expected = TINY[script]
@@ -70,20 +71,22 @@ TINY_POSTGRES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.django_db
-def test_the_postgres_benches_run_at_a_tiny_size():
-    env = {"DATABASE_URL": server(), "BENCH_DB_PREFIX": PREFIX}
+def test_the_postgres_benches_run_at_a_tiny_size(migrated_postgres):
+    env = {"DATABASE_URL": server(), "BENCH_DB_PREFIX": PREFIX, "BENCH_DB_TEMPLATE": migrated_postgres}
     outputs = {script: run(f"bench/{script}", *TINY_POSTGRES[script], env=env, timeout=600)
                for script in ("sweep.py", "leaderboard.py")}
     assert re.search(r"query +ms +index", outputs["sweep.py"]), outputs["sweep.py"][-2000:]
     assert re.search(r"[\d.]+ ms +\([\d.]+ ms\) +goal 50 ms", outputs["leaderboard.py"]), outputs["leaderboard.py"][-2000:]
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.redis
 @pytest.mark.django_db
-def test_the_http_bench_and_the_turn_profile_run_at_a_tiny_size(tmp_path):
+def test_the_http_bench_and_the_turn_profile_run_at_a_tiny_size(tmp_path, migrated_postgres):
     """bench/http.py serves the project and the baseline, fills 48 games and drives every scenario
     for a second (its connections once spun for ever looking for a game still going when all of
     theirs had ended); bench/profile_turn.py then plays on the same games in-process. Enough games
@@ -91,7 +94,7 @@ def test_the_http_bench_and_the_turn_profile_run_at_a_tiny_size(tmp_path):
     once measured no turn at all; the bench now says so)."""
     redis_db = str(14 - WORKER)
     env = {"DATABASE_URL": server(), "BENCH_DB_PREFIX": PREFIX, "BENCH_PORT": str(8191 + 2 * WORKER),
-           "BENCH_REDIS_DB": redis_db, "BENCH_VAR_DIR": str(tmp_path),
+           "BENCH_REDIS_DB": redis_db, "BENCH_VAR_DIR": str(tmp_path), "BENCH_DB_TEMPLATE": migrated_postgres,
            "CELERY_BROKER_URL": f"redis://127.0.0.1:6379/{redis_db}"}
     out = run("bench/http.py", "--games", "48", "--seconds", "1", "--rounds", "1", "--connections", "4", env=env,
               timeout=600)

@@ -19,6 +19,7 @@ import pytest
 from kombu import Connection, Exchange, Queue
 
 from powerboats_site import broker
+from tests.sqlite_copy import copy_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -141,14 +142,15 @@ def test_concurrent_bindings_of_a_fanout_exchange_all_land(tmp_path):
     assert sorted(row[2] for row in table) == [f"q{n}" for n in range(6)]
 
 
-def test_a_celery_worker_keeps_consuming_past_an_unreadable_message(tmp_path):
+@pytest.mark.slow
+def test_a_celery_worker_keeps_consuming_past_an_unreadable_message(tmp_path, migrated_sqlite):
     """A real worker on the folder broker: an empty message file before a task, the task runs."""
     var = tmp_path / "var"
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "DATABASE_URL")}
     env.update(POWERBOATS_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="powerboats_site.settings")
     publish = ("import django; django.setup(); from games.tasks import sweep_clocks;"
                "sweep_clocks.apply_async(task_id='after-the-empty-one')")
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
     (var / "broker" / "queue").mkdir(parents=True, exist_ok=True)
     (var / "broker" / "queue" / "0_empty.celery.msg").write_bytes(b"")
     subprocess.run([sys.executable, "-c", publish], cwd=ROOT, env=env, check=True)

@@ -51,6 +51,7 @@ def format_pages() -> list[str]:
             f"/competitions/{c.pk}/players/rr0/"]
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_every_page_passes_the_content_security_policy(live_server, monkeypatch):

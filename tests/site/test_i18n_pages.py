@@ -193,6 +193,7 @@ def social_pages(w) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_every_page_answers_in_german_and_italian(world) -> None:
     assert_pages_translated(world["anna"], member_pages(world))
 
@@ -238,6 +239,7 @@ def assert_pages_translated(anna, paths: list[str]) -> None:
     assert problems == {}, "\n".join(f"{k}: {v}" for k, v in problems.items())
 
 
+@pytest.mark.slow
 def test_a_visitor_gets_the_browsers_language_and_the_switchers_choice(world) -> None:
     problems: dict[str, list[str]] = {}
     for name in VISITOR_PAGES:

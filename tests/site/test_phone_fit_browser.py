@@ -57,6 +57,7 @@ def log_in(page: Any, base: str, name: str) -> None:
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_every_page_fits_a_phone_in_every_language(live_server, output_dir, eager, monkeypatch):
@@ -101,6 +102,7 @@ def test_every_page_fits_a_phone_in_every_language(live_server, output_dir, eage
     assert too_wide == [], "pages wider than the phone:\n" + "\n".join(too_wide)
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_danger_table_fits_a_phone_with_its_longest_words(live_server, eager, monkeypatch):

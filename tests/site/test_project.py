@@ -79,6 +79,7 @@ def test_home_and_health(client):
     assert client.get("/health/").json() == {"status": "ok"}
 
 
+@pytest.mark.slow
 def test_the_run_command_serves_the_site_twice_in_a_row(tmp_path):
     """README command 1: bin/run installs, migrates, starts web + worker + beat and prints the URL."""
     for attempt in range(2):

@@ -10,10 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PORT = int(os.environ.get("SOAK_TEST_PORT", "8352")) + 10 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 
 
+@pytest.mark.slow
 def test_a_short_soak_loses_no_task_and_no_process(tmp_path):
     figures = tmp_path / "soak.json"
     out = subprocess.run(

@@ -74,6 +74,7 @@ def group_alive(pgid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_bin_run_restarts_a_process_that_dies_and_ctrl_c_stops_them_all(tmp_path):
     var = tmp_path / "var"
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}

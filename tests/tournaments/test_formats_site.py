@@ -118,6 +118,7 @@ def test_the_competition_pages_show_levels_groups_history_and_join_leave():
     assert Client().get(f"/competitions/{c.pk}/players/nobody/").status_code == 404
 
 
+@pytest.mark.slow
 def test_pages_read_a_fixed_number_of_queries_whatever_the_number_of_players():
     """Standings, cross tables, levels and histories are read in one query per kind of thing:
     twice the players (and four times the games) costs no query more."""

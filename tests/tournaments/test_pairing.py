@@ -145,6 +145,7 @@ def test_round_1_follows_the_initial_colour_with_and_without_absences(first, abs
     assert (got.boards, got.bye) == (want.boards, want.bye)
 
 
+@pytest.mark.slow
 def test_the_same_trf_gives_the_same_pairing_ten_times(tmp_path):
     """Pairing is a pure function of the file: round 1 with and without an absence (where the
     engine used to draw or misread the colour) and a later round, ten times each, one output."""

@@ -46,6 +46,7 @@ def site_round(t: Tournament, numbers: dict[int, int], round_number: int) -> tup
     return boards, numbers[bye.registration_id] if bye else None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 11])
 def test_every_round_pairs_again_from_the_export_as_the_site_paired_it(seed):
     t = simulate(seed=seed, **SIMULATION)
@@ -70,6 +71,7 @@ def test_every_round_pairs_again_from_the_export_as_the_site_paired_it(seed):
     assert first_board[0 if top_colour == "w" else 1] == top
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [5, 8])
 def test_the_standings_of_an_export_equal_gacrux_c07_checker(seed, tmp_path):
     t = simulate(seed=seed, **SIMULATION)
