@@ -79,6 +79,7 @@ def seeded(game: Game, seed: str) -> Game:
     return game
 
 
+@pytest.mark.slow
 def test_a_player_who_plans_every_turn_plays_to_the_end_by_the_site_and_the_game_verifies():
     """R6–R14 through plans: ann plans each of her turns while bob thinks; the site plays them in
     bob's moves' transactions; a plan whose way is not allowed (R7) stops after the roll and ann

@@ -33,6 +33,7 @@ def take_turn(game_id: int, token: str) -> None:
         assert status == 200, answer
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize(("size", "viewport"), [("desktop", (1280, 900)), ("phone", (390, 844))])
 def test_a_plan_made_on_the_page_is_played_by_the_site_and_shown_live(site, output_dir, size, viewport):  # noqa: F811

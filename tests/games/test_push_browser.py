@@ -30,8 +30,9 @@ from typing import Any
 import pytest
 
 from tests.push_service import PushService
+from tests.sqlite_copy import copy_sqlite
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 PORT = int(os.environ.get("PUSH_TEST_PORT", "8127")) + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
@@ -49,7 +50,7 @@ def stand_in() -> Iterator[PushService]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, stand_in: PushService) -> Iterator[str]:
+def site(tmp_path_factory: pytest.TempPathFactory, stand_in: PushService, migrated_sqlite: Path) -> Iterator[str]:
     var = tmp_path_factory.mktemp("push-var")
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL",
                                                              "DJANGO_SETTINGS_MODULE")}
@@ -58,8 +59,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, stand_in: PushService) -> Ite
                DJANGO_SETTINGS_MODULE="powerboats_site.settings", PUSH_SERVICES=stand_in.url,
                YOUR_TURN_PUSH_DELAY=str(HOLD))
     python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    subprocess.run([python, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)
+    copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
     log = (var / "site.log").open("wb")
     web = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
                             "--port", str(PORT), "--workers", "1", "--no-proxy-headers",
