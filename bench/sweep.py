@@ -156,7 +156,7 @@ def main() -> None:
 
     from games.models import Game
     from games.notifications.models import Notice
-    from games.tasks import digest_readers, due_reminders, due_time_outs, held_emails_due, unsent_emails, waiting_bots
+    from games.tasks import digest_readers, due_reminders, due_time_outs, held_notices_due, unsent_notices, waiting_bots
 
     now = timezone.now()
     print(f"\n{Game.objects.count()} games ({Game.objects.filter(status='active').count()} going on), "
@@ -165,8 +165,8 @@ def main() -> None:
         "time-outs due (sweep_clocks)": explain("time-outs due", due_time_outs(now)),
         "reminders due (sweep_clocks)": explain("reminders due", due_reminders(now)),
         "house bots waiting (sweep_clocks)": explain("house bots waiting", waiting_bots(now)),
-        "unsent emails (sweep_clocks)": explain("unsent emails", unsent_emails(now)),
-        "held emails due (sweep_clocks)": explain("held emails due", held_emails_due(now)),
+        "unsent notices (sweep_clocks)": explain("unsent notices", unsent_notices(now)),
+        "held notices due (sweep_clocks)": explain("held notices due", held_notices_due(now)),
         "digest readers (send_digests)": explain("digest readers", digest_readers()),
     }
     print("\nquery                                  ms      index   goal < 100 ms")

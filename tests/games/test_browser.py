@@ -13,13 +13,14 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 def reload(page, url: str) -> None:
     """Open the game page again. The page already open may reload itself at that moment (its
-    live stream saw the other player's move), which aborts this navigation: then open it again."""
+    live stream saw the other player's move), which aborts this navigation (net::ERR_ABORTED) or
+    interrupts it with its own (a CI run under load): then open it again."""
     for attempt in range(3):
         try:
             page.goto(url)
             return
-        except Exception as exc:  # playwright's Error: net::ERR_ABORTED
-            if "ERR_ABORTED" not in str(exc) or attempt == 2:
+        except Exception as exc:  # playwright's Error
+            if not ("ERR_ABORTED" in str(exc) or "interrupted by another navigation" in str(exc)) or attempt == 2:
                 raise
             page.wait_for_load_state()
 
