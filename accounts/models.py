@@ -30,6 +30,7 @@ class Kind(models.TextChoices):
     GAME_OVER = "game_over", _("A game is over")
     CHALLENGE = "challenge", _("A challenge to you")
     TOURNAMENT = "tournament", _("Tournaments: a new pairing, a start, an end")
+    VACATION = "vacation", _("A vacation day used for you automatically")
 
 
 class EmailWay(models.TextChoices):
@@ -44,7 +45,7 @@ class EmailWay(models.TextChoices):
 KIND_OF = {
     "your_turn": Kind.YOUR_TURN, "reminder": Kind.REMINDER, "game_over": Kind.GAME_OVER,
     "challenge": Kind.CHALLENGE, "pairing": Kind.TOURNAMENT, "tournament_over": Kind.TOURNAMENT,
-    "group_start": Kind.TOURNAMENT, "group_over": Kind.TOURNAMENT,
+    "group_start": Kind.TOURNAMENT, "group_over": Kind.TOURNAMENT, "auto_vacation": Kind.VACATION,
 }
 # the email presets of before per-kind settings, still what ``email_mode`` sets (the unsubscribe
 # link, PATCH /api/me/): every kind at once, none, or the games to move in a daily digest
@@ -145,6 +146,12 @@ class User(AbstractUser):
         help_text="signed into every unsubscribe link (games.notifications): a link that makes a change raises "
                   "it, so that link and every one sent before it stop working",
     )
+    weekend_pause = models.BooleanField(
+        _("stop my clocks at weekends"), default=False, db_default=False,
+        help_text=_("from Saturday 00:00 to Monday 00:00 in your time zone, in games whose terms allow it"))
+    auto_vacation = models.BooleanField(
+        _("use my vacation days when a clock would run out"), default=False, db_default=False,
+        help_text=_("a day at a time, for all your games at once, while days are left; tournaments may forbid it"))
     vacation_until = models.DateTimeField(
         null=True, blank=True,
         help_text="the end of the player's latest vacation (its planned end, or when it was ended early): a clock "
@@ -252,6 +259,8 @@ class Vacation(models.Model):
     started_at = models.DateTimeField()
     planned_end = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
+    automatic = models.BooleanField(default=False, db_default=False,
+                                    help_text="taken by the site when a clock would have run out (User.auto_vacation)")
 
     class Meta:
         ordering = ["-started_at"]

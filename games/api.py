@@ -43,7 +43,7 @@ from common.schema import PatternCharField, errors
 from common.strict import StrictInput, StrictModelInput, digits
 from games.engine import DIRECTION_NAMES, Change, DiceChoice
 
-from . import api_enums, plans, services, vacations
+from . import api_enums, clock, plans, services, vacations
 from .advice import advice
 from .api_serializers import (
     ActionOut,
@@ -56,7 +56,7 @@ from .api_serializers import (
     SeriesSummaryOut,
     VacationOut,
 )
-from .models import Challenge, ColorChoice, CourseLetter, Game, LakeSide, Plan, Ruleset
+from .models import Challenge, ClockShape, ColorChoice, CourseLetter, Game, LakeSide, Plan, Ruleset
 from .payloads import series_summary
 from .rulesets import BOXED
 from .selectors import detail_of, game_with_seats, games_of, open_challenges, open_games, outcome, plays_in
@@ -118,11 +118,41 @@ class Text(AsSent, serializers.CharField):
     pass
 
 
-class ChallengeIn(StrictInput):
+GRACE_HELP = ("days per move and a grace bank: each player's grace bank, one of "
+              + ", ".join(str(d) for d, _name in api_enums.GRACE_DAYS)
+              + f"; a capped bank: each player's bank at the start, 1 to {clock.BANK_DAYS_MAX} days")
+
+
+class ClockIn(StrictInput):
+    """A clock's terms (docs/clocks.md): days per move and a grace bank, or a capped bank; the
+    service checks what depends on the shape (games.clock.check_terms)."""
+
+    days_per_move = serializers.ChoiceField(choices=api_enums.DAYS_PER_MOVE, default=3,
+                                            help_text="days per move and a grace bank (a capped bank has none)")
+    grace_days = serializers.IntegerField(min_value=0, max_value=clock.BANK_DAYS_MAX, default=7, help_text=GRACE_HELP)
+    clock_shape = serializers.ChoiceField(choices=ClockShape.choices, default=ClockShape.MOVE,
+                                          help_text="move: days per move and a grace bank; bank: a capped bank")
+    bank_add_hours = serializers.IntegerField(
+        min_value=0, max_value=clock.BANK_ADD_HOURS_MAX, default=0,
+        help_text=f"a capped bank: hours added after each move, 1 to {clock.BANK_ADD_HOURS_MAX}")
+    bank_cap_days = serializers.IntegerField(
+        min_value=0, max_value=clock.BANK_DAYS_MAX, default=0,
+        help_text=f"a capped bank: the most it holds, from its start to {clock.BANK_DAYS_MAX} days")
+    weekend_pause_allowed = Flag(default=True, help_text="players who ask for it have their clocks stopped at "
+                                                         "weekends (Saturday and Sunday in their time zone)")
+    auto_vacation_allowed = Flag(default=True, help_text="a clock about to run out may take a vacation day of a "
+                                                         "player who asked for it")
+
+
+def clock_args(data: dict[str, Any]) -> dict[str, Any]:
+    """Validated input with the clock's terms gathered as the services take them (``terms``)."""
+    terms = {name: data.pop(name) for name in clock.TERMS if name in data}
+    return {**data, "terms": terms}
+
+
+class ChallengeIn(ClockIn):
     color = serializers.ChoiceField(choices=ColorChoice.choices, default=ColorChoice.RANDOM,
                                     help_text="the challenger's colour: yellow places first, red moves first")
-    days_per_move = serializers.ChoiceField(choices=api_enums.DAYS_PER_MOVE, default=3)
-    grace_days = serializers.ChoiceField(choices=api_enums.GRACE_DAYS, default=7, help_text="each player's grace bank")
     course_letter = serializers.ChoiceField(choices=CourseLetter.choices, default="", allow_blank=True,
                                             help_text="A, B, C, or empty for a random course (R3)")
     lake_side = serializers.ChoiceField(choices=LakeSide.choices, default=LakeSide.STANDARD, help_text="R2")
@@ -142,11 +172,14 @@ class ChallengeIn(StrictInput):
 class ChallengeOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     created_by = serializers.CharField(source="created_by.username")
     opponent = serializers.CharField(source="opponent.username", default=None, allow_null=True)
+    days_per_move = serializers.IntegerField(help_text="0 with a capped bank")
+    grace_days = serializers.IntegerField(help_text="each player's grace bank; a capped bank: its start")
 
     class Meta:
         model = Challenge
-        fields = ["id", "created_by", "opponent", "color", "days_per_move", "grace_days", "course_letter", "lake_side",
-                  "rated", "status", "created_at", "game"]
+        fields = ["id", "created_by", "opponent", "color", "days_per_move", "grace_days", "clock_shape",
+                  "bank_add_hours", "bank_cap_days", "weekend_pause_allowed", "auto_vacation_allowed", "course_letter",
+                  "lake_side", "rated", "status", "created_at", "game"]
 
 
 class GameSummary(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -275,7 +308,7 @@ class ChallengeList(APIView):
     @extend_schema(request=ChallengeIn, responses={201: ChallengeOut}, summary="Make a challenge")
     def post(self, request: Request) -> Response:
         data = _valid(ChallengeIn, request)
-        challenge = services.challenge_create(user=request.user, **data)
+        challenge = services.challenge_create(user=request.user, **clock_args(data))
         return Response(ChallengeOut(challenge).data, status=status.HTTP_201_CREATED)
 
 
@@ -330,13 +363,11 @@ GAME_STATE = PolymorphicProxySerializer(component_name="GameState", serializers=
                                         resource_type_field_name=None)
 
 
-class OpenIn(StrictInput):
+class OpenIn(ClockIn):
     ruleset = serializers.ChoiceField(choices=[Ruleset.BOXED.value],
                                       help_text="the boxed game (a series); a two-player game starts from a challenge")
     seats = serializers.IntegerField(min_value=BOXED.min_seats, max_value=BOXED.max_seats, default=4,
                                      help_text="3 to 6 players (R15); the series starts when the seats are filled")
-    days_per_move = serializers.ChoiceField(choices=api_enums.DAYS_PER_MOVE, default=3)
-    grace_days = serializers.ChoiceField(choices=api_enums.GRACE_DAYS, default=7, help_text="each player's grace bank")
     lake_side = serializers.ChoiceField(choices=LakeSide.choices, default=LakeSide.STANDARD, help_text="R2")
     rated = Flag(default=True)
     score_variant = Flag(default=False, help_text="R19's score variant, fixed for the series")
@@ -363,7 +394,7 @@ class GameList(generics.ListAPIView):  # type: ignore[type-arg]
     def post(self, request: Request) -> Response:
         data = _valid(OpenIn, request)
         del data["ruleset"]
-        game = services.game_open(user=request.user, **data)
+        game = services.game_open(user=request.user, **clock_args(data))
         return Response(lobby_summary(game, request), status=status.HTTP_201_CREATED)
 
 
@@ -695,6 +726,7 @@ class NotificationsIn(StrictInput):
     game_over = ChannelsIn(required=False)
     challenge = ChannelsIn(required=False)
     tournament = ChannelsIn(required=False, help_text="a new pairing, a round-robin's start, an end")
+    vacation = ChannelsIn(required=False, help_text="a vacation day the site used for you (auto_vacation)")
 
 
 class NotificationsOut(S):
@@ -703,6 +735,7 @@ class NotificationsOut(S):
     game_over = ChannelsOut()
     challenge = ChannelsOut()
     tournament = ChannelsOut()
+    vacation = ChannelsOut()
 
 
 class MeSerializer(StrictModelInput):
@@ -715,7 +748,8 @@ class MeSerializer(StrictModelInput):
         model = User
         fields = ["username", "email", "is_bot", "email_mode", "notifications", "quiet_from", "quiet_to",
                   "digest_hour", "reminder_hours", "time_zone", "language", "bot_turn_emails", "bot_hints",
-                  "guide_done", "next_game_link", "push_devices", "vacation_days_per_year"]
+                  "guide_done", "next_game_link", "push_devices", "vacation_days_per_year", "weekend_pause",
+                  "auto_vacation"]
         read_only_fields = ["username", "is_bot", "push_devices", "vacation_days_per_year"]
         extra_kwargs = {"digest_hour": {"min_value": 0, "max_value": 23},
                         "reminder_hours": {"min_value": 1, "max_value": 336},
@@ -744,10 +778,15 @@ class MeSerializer(StrictModelInput):
         mode = validated_data.pop("email_mode", None)
         kinds = validated_data.pop("notifications", None)
         quiet = (validated_data.pop("quiet_from", instance.quiet_from), validated_data.pop("quiet_to", instance.quiet_to))
+        weekends, auto = validated_data.pop("weekend_pause", None), validated_data.pop("auto_vacation", None)
+        zone_changed = "time_zone" in validated_data and validated_data["time_zone"] != instance.time_zone
         if mode is not None:
             user_set_email_mode(user=instance, mode=mode)
         user_set_notifications(user=instance, notify=kinds, quiet=quiet)
-        return super().update(instance, validated_data)
+        updated = super().update(instance, validated_data)
+        vacations.clock_settings_set(user=updated, weekend_pause=weekends, auto_vacation=auto,
+                                     time_zone_changed=zone_changed)
+        return updated
 
 
 class MeOut(MeSerializer):
@@ -818,7 +857,7 @@ class PlayBot(APIView):
         from .bots import play_house_bot
 
         data = _valid(PlayBotIn, request)
-        game = play_house_bot(user=request.user, **data)
+        game = play_house_bot(user=request.user, **clock_args(data))
         return Response(GameSummary(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 

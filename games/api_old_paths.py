@@ -35,6 +35,7 @@ from .api import (
     RollIn,
     _key,
     _valid,
+    clock_args,
     game_record,
     game_state,
     lobby_summary,
@@ -159,7 +160,7 @@ class SeriesList(APIView):
     def post(self, request: Request) -> Response:
         data = _valid(SeriesIn, request)
         del data["ruleset"]
-        game = services.game_open(user=request.user, **data)
+        game = services.game_open(user=request.user, **clock_args(data))
         return Response(old_summary(lobby_summary(game, request)), status=status.HTTP_201_CREATED)
 
 

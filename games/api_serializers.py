@@ -15,7 +15,7 @@ from games.engine import Change
 
 from . import api_enums
 from .api_enums import DIRECTION_NAME, PLAYER_COLOR, SERIES_COLOR
-from .models import Game, LakeSide, Move, Ruleset
+from .models import ClockShape, Game, LakeSide, Move, Ruleset
 
 if TYPE_CHECKING:
     S = serializers.Serializer[Any]  # DRF's serializers are generic in its stubs only
@@ -147,14 +147,24 @@ class PlayerStateOut(S):
     grace_seconds = serializers.IntegerField()
 
 
-class ClockOut(S):
+class ClockTermsOut(S):
+    """A clock's terms besides days per move and grace (docs/clocks.md)."""
+
+    vacation_allowed = serializers.BooleanField()
+    clock_shape = serializers.ChoiceField(choices=ClockShape.choices, help_text="docs/clocks.md")
+    bank_add_hours = serializers.IntegerField(help_text="a capped bank: hours added after each move")
+    bank_cap_days = serializers.IntegerField(help_text="a capped bank: the most it holds")
+    weekend_pause_allowed = serializers.BooleanField()
+    auto_vacation_allowed = serializers.BooleanField()
+
+
+class ClockOut(ClockTermsOut):
     turn_started_at = serializers.DateTimeField(allow_null=True)
     move_deadline = serializers.DateTimeField(allow_null=True)
     deadline = serializers.DateTimeField(allow_null=True, help_text="the player to move loses on time then")
     grace_seconds = serializers.DictField(child=serializers.IntegerField(), help_text="per colour")
-    days_per_move = serializers.IntegerField()
-    grace_days = serializers.IntegerField()
-    vacation_allowed = serializers.BooleanField()
+    days_per_move = serializers.IntegerField(help_text="0 with a capped bank")
+    grace_days = serializers.IntegerField(help_text="a capped bank: its start")
     now = serializers.DateTimeField()
 
 
@@ -325,8 +335,9 @@ class SeriesSummaryOut(S):
     created_by = serializers.CharField(allow_null=True)
     seats = serializers.IntegerField()
     players = SeriesPlayerOut(many=True, help_text="in seat order (R15) once started")
-    days_per_move = serializers.IntegerField()
-    grace_days = serializers.IntegerField()
+    days_per_move = serializers.IntegerField(help_text="0 with a capped bank")
+    grace_days = serializers.IntegerField(help_text="a capped bank: its start")
+    clock_shape = serializers.ChoiceField(choices=ClockShape.choices, help_text="docs/clocks.md; the terms: clock")
     lake_side = serializers.ChoiceField(choices=LakeSide.choices)
     rated = serializers.BooleanField()
     score_variant = serializers.BooleanField()
@@ -340,7 +351,7 @@ class SeriesSummaryOut(S):
     result = serializers.CharField(allow_null=True)
 
 
-class SeriesClockOut(S):
+class SeriesClockOut(ClockTermsOut):
     move_deadline = serializers.DateTimeField(allow_null=True)
     deadline = serializers.DateTimeField(allow_null=True, help_text="when the player to move loses on time (R18)")
     grace_seconds = serializers.DictField(child=serializers.IntegerField(), help_text="by colour")

@@ -1,5 +1,6 @@
-"""The correspondence clock (docs/clocks.md): days per move plus a grace bank, stopped
-while the player to move is on vacation.
+"""The correspondence clock (docs/clocks.md): days per move plus a grace bank, or a capped bank
+(a start bank, hours added per move, a cap); stopped while the player to move is on vacation
+and, if they asked for it and the game allows it, at their weekends.
 
 Only the clock of the player to move runs. When the turn passes, the time the player used
 (minus any vacation) beyond the time for a move is taken from their grace bank. The
@@ -16,17 +17,63 @@ in a game of any number of boats (the player to move is the seat ``Game.to_move`
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Protocol
+from zoneinfo import ZoneInfo
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User, Vacation
+from common.errors import ServiceError
 
 from .house import is_house_bot
-from .models import Game, Seat
+from .models import GRACE_DAYS, ClockShape, Game, Seat
 
 Interval = tuple[datetime, datetime]
+
+# the terms a challenge or a tournament hands on to its games besides days_per_move, grace_days
+# and vacation_allowed (games.models.ClockTerms)
+TERMS = ("clock_shape", "bank_add_hours", "bank_cap_days", "weekend_pause_allowed", "auto_vacation_allowed")
+# a capped bank: its start (grace_days), what a move adds and its cap stay within these
+BANK_DAYS_MAX = 60
+BANK_ADD_HOURS_MAX = 240
+# Little Golem's bank: 10 days to start, 36 hours more per move, never above 10 days
+PRESETS: dict[str, tuple[int, int, int]] = {"bank-10-36-10": (10, 36, 10), "bank-5-24-7": (5, 24, 7),
+                                            "bank-3-12-3": (3, 12, 3)}
+# weekends are laid out this far ahead of a turn's start: beyond any deadline (at most 14 days per
+# move, a bank of 60 days, and a year's vacation, stretched by weekends)
+WEEKENDS_AHEAD = timedelta(days=800)
+
+
+def terms(source: Any) -> dict[str, Any]:
+    """The clock terms of a challenge, a game or a tournament, to create a game with."""
+    return {name: getattr(source, name) for name in TERMS}
+
+
+def check_terms(*, clock_shape: str, days_per_move: int, grace_days: int, bank_add_hours: int = 0,
+                bank_cap_days: int = 0) -> dict[str, int]:
+    """Raise ServiceError naming the field when the terms do not make a clock; else the numbers to
+    store: a capped bank has no days per move (0), days per move and a grace bank no bank terms."""
+    if clock_shape not in ClockShape.values:
+        raise ServiceError(_("clock_shape must be one of %(value)s") % {"value": ", ".join(ClockShape.values)},
+                           "clock_shape")
+    if clock_shape == ClockShape.MOVE:
+        if grace_days not in GRACE_DAYS:
+            raise ServiceError(_("grace days must be one of %(value)s") % {"value": ', '.join(map(str, GRACE_DAYS))},
+                               "grace_days")
+        return {"days_per_move": days_per_move, "grace_days": grace_days, "bank_add_hours": 0, "bank_cap_days": 0}
+    if not 1 <= grace_days <= BANK_DAYS_MAX:
+        raise ServiceError(_("a bank starts with 1 to %(value)s days (grace_days)") % {"value": BANK_DAYS_MAX},
+                           "grace_days")
+    if not 1 <= bank_add_hours <= BANK_ADD_HOURS_MAX:
+        raise ServiceError(_("a move adds 1 to %(value)s hours to a bank") % {"value": BANK_ADD_HOURS_MAX},
+                           "bank_add_hours")
+    if not grace_days <= bank_cap_days <= BANK_DAYS_MAX:
+        raise ServiceError(_("a bank's cap is between its start (%(start)s days) and %(value)s days")
+                           % {"start": grace_days, "value": BANK_DAYS_MAX}, "bank_cap_days")
+    return {"days_per_move": 0, "grace_days": grace_days, "bank_add_hours": bank_add_hours,
+            "bank_cap_days": bank_cap_days}
 
 
 def vacations_of(user: User, since: datetime) -> list[Interval]:
@@ -34,16 +81,67 @@ def vacations_of(user: User, since: datetime) -> list[Interval]:
     return pauses_of([user], since)[user.pk]
 
 
-def pauses_of(users: Iterable[User], since: datetime) -> dict[int, list[Interval]]:
-    """Each user's vacation intervals that end after ``since``, sorted; one query for all, and
-    none when no vacation of theirs reaches past ``since`` (``User.vacation_until``)."""
+def weekends(zone: str, since: datetime, until: datetime) -> list[Interval]:
+    """Saturday 00:00 to Monday 00:00 in the time zone ``zone``, each weekend that ends after
+    ``since`` and starts before ``until`` (daylight saving time as it falls: a weekend is 47, 48
+    or 49 hours)."""
+    tz = ZoneInfo(zone)
+    day: date = since.astimezone(tz).date()
+    saturday = day - timedelta(days=(day.weekday() - 5) % 7)
+    out: list[Interval] = []
+    while True:
+        start = datetime.combine(saturday, time(0), tzinfo=tz)
+        if start >= until:
+            return out
+        end = datetime.combine(saturday + timedelta(days=2), time(0), tzinfo=tz)
+        if end > since:
+            out.append((start.astimezone(UTC), end.astimezone(UTC)))
+        saturday += timedelta(days=7)
+
+
+def merged(intervals: Iterable[Interval]) -> list[Interval]:
+    """Sorted, with overlapping or touching intervals joined (a vacation over a weekend counts once)."""
+    out: list[Interval] = []
+    for a, b in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def pauses_of(users: Iterable[User], since: datetime, *, weekends_allowed: bool = False,
+              automatic: bool = True) -> dict[int, list[Interval]]:
+    """Each user's pauses that end after ``since``, sorted and merged: their vacations (without
+    the automatic ones when ``automatic`` is false: a game that forbids them), and their weekends
+    when they asked for a weekend pause and ``weekends_allowed``. One query for all the vacations,
+    and none when no vacation of theirs reaches past ``since`` (``User.vacation_until``)."""
+    users = list(users)
     out: dict[int, list[Interval]] = {user.pk: [] for user in users}
     ids = [user.pk for user in users if user.vacation_until is not None and user.vacation_until > since]
     if ids:
-        for v in Vacation.objects.filter(user_id__in=ids, planned_end__gt=since).order_by("started_at"):
+        found = Vacation.objects.filter(user_id__in=ids, planned_end__gt=since)
+        if not automatic:
+            found = found.filter(automatic=False)
+        for v in found.order_by("started_at"):
             if v.end > since:
                 out[v.user_id].append((v.started_at, v.end))
+    if weekends_allowed:
+        for user in users:
+            if user.weekend_pause:
+                out[user.pk] = merged([*out[user.pk], *weekends(user.time_zone, since, since + WEEKENDS_AHEAD)])
     return out
+
+
+def game_pauses(game: Clocked, users: Iterable[User], since: datetime) -> dict[int, list[Interval]]:
+    """The pauses of these players that stop their clocks in ``game``, by its terms."""
+    if not game.vacation_allowed and not game.weekend_pause_allowed:
+        return {user.pk: [] for user in users}
+    if not game.vacation_allowed:  # weekends only
+        return {user.pk: (weekends(user.time_zone, since, since + WEEKENDS_AHEAD) if user.weekend_pause else [])
+                for user in users}
+    return pauses_of(users, since, weekends_allowed=game.weekend_pause_allowed,
+                     automatic=game.auto_vacation_allowed)
 
 
 def expired(game: Game, now: datetime) -> bool:
@@ -67,7 +165,11 @@ def charged(start: datetime, end: datetime, pauses: Iterable[Interval]) -> timed
 
 
 def moment_when_used(start: datetime, budget: timedelta, pauses: Sequence[Interval]) -> datetime:
-    """The first moment at which ``budget`` of counted time has passed since ``start``."""
+    """The moment at which ``budget`` of counted time has passed since ``start``. A pause that
+    begins the very moment the time runs out comes first: the clock stops at zero and runs out
+    when the pause ends (a clock out at Saturday 00:00 of a player who pauses at weekends runs out
+    on Monday at 00:00; an automatic vacation day taken from the moment a clock ran out moves
+    its deadline by the day)."""
     t = start
     left = budget
     for a, b in sorted(pauses):
@@ -75,20 +177,25 @@ def moment_when_used(start: datetime, budget: timedelta, pauses: Sequence[Interv
             continue
         if a > t:
             run = a - t
-            if run >= left:
+            if run > left:
                 return t + left
-            left -= run
+            left -= run  # a pause that begins as the time runs out stops the clock at zero
         t = max(t, b)
     return t + left
 
 
 class Clocked(Protocol):
-    """What a clock runs on: a game (of any ruleset), the turn's start,
-    the time for a move, whether vacations stop it, and the deadlines it sets."""
+    """What a clock runs on: a game (of any ruleset), the turn's start, its shape, the time for a
+    move, what stops it, and the deadlines it sets."""
 
     turn_started_at: Any
+    clock_shape: str
     days_per_move: int
+    bank_add_hours: int
+    bank_cap_days: int
     vacation_allowed: bool
+    weekend_pause_allowed: bool
+    auto_vacation_allowed: bool
     move_deadline: datetime | None
     deadline: datetime | None
     reminder_at: datetime | None
@@ -102,7 +209,8 @@ class Bank(Protocol):
 
 
 def per_move(game: Clocked) -> timedelta:
-    return timedelta(days=game.days_per_move)
+    """The time for a move before the bank is drawn on: none with a capped bank."""
+    return timedelta(0) if game.clock_shape == ClockShape.BANK else timedelta(days=game.days_per_move)
 
 
 def stop(game: Clocked) -> None:
@@ -117,10 +225,12 @@ def run(game: Clocked, user: User, bank: Bank, pauses: Sequence[Interval] | None
     unless ``pauses`` are given). One reminder per turn, ``user.reminder_hours`` before the
     deadline and not before half the time is gone; none when ``remind`` is false (a house bot)."""
     if pauses is None:
-        pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
+        pauses = game_pauses(game, [user], game.turn_started_at)[user.pk]
     start = game.turn_started_at
-    game.move_deadline = moment_when_used(start, per_move(game), pauses)
     game.deadline = moment_when_used(start, per_move(game) + timedelta(seconds=bank.grace_seconds), pauses)
+    # with a capped bank the move's time is the bank: its end is the deadline
+    game.move_deadline = game.deadline if game.clock_shape == ClockShape.BANK \
+        else moment_when_used(start, per_move(game), pauses)
     due = game.deadline - timedelta(hours=user.reminder_hours)
     halfway = start + (game.deadline - start) / 2
     reminded = game.reminder_sent_at is not None and game.reminder_sent_at >= start
@@ -128,13 +238,16 @@ def run(game: Clocked, user: User, bank: Bank, pauses: Sequence[Interval] | None
 
 
 def charge(game: Clocked, user: User, bank: Bank, now: datetime, pauses: Sequence[Interval] | None = None) -> None:
-    """``user`` had the turn until ``now``: the time they used (their vacations not counted)
-    beyond the time for a move is taken from their grace bank ``bank``."""
+    """``user`` had the turn until ``now``: the time they used (their pauses not counted)
+    beyond the time for a move is taken from their grace bank ``bank``; with a capped bank, all of
+    it, and then ``bank_add_hours`` is added, up to ``bank_cap_days``."""
     if pauses is None:
-        pauses = vacations_of(user, game.turn_started_at) if game.vacation_allowed else []
+        pauses = game_pauses(game, [user], game.turn_started_at)[user.pk]
     over = charged(game.turn_started_at, now, pauses) - per_move(game)
     if over > timedelta(0):
         bank.grace_seconds = max(0, bank.grace_seconds - int(over.total_seconds()))
+    if game.clock_shape == ClockShape.BANK:
+        bank.grace_seconds = min(game.bank_cap_days * 86400, bank.grace_seconds + game.bank_add_hours * 3600)
 
 
 # --- a game: the player to move is the seat ``game.to_move`` names -------------------------------
@@ -161,10 +274,8 @@ def pass_turn(game: Game, seats: Sequence[Seat], had_turn: int | None, now: date
         return
     mover = _seat(seats, had_turn)
     going = game.status == Game.Status.ACTIVE and game.to_move is not None
-    pauses: dict[int, list[Interval]] = {}
-    if game.vacation_allowed:
-        users = {mover.user, _seat(seats, game.to_move).user} if going else {mover.user}
-        pauses = pauses_of(users, game.turn_started_at)
+    users = {mover.user, _seat(seats, game.to_move).user} if going else {mover.user}
+    pauses = game_pauses(game, users, game.turn_started_at)
     charge(game, mover.user, mover, now, pauses.get(mover.user_id, []))
     if going:
         start_turn(game, seats, now, pauses.get(_seat(seats, game.to_move).user_id, []))
@@ -190,8 +301,13 @@ def remaining(game: Game, seats: Sequence[Seat], now: datetime | None = None) ->
         "move_deadline": game.move_deadline.isoformat() if game.move_deadline and not game.over else None,
         "deadline": game.deadline.isoformat() if game.deadline and not game.over else None,
         "grace_seconds": {s.color: s.grace_seconds for s in seats if s.color},
+        "clock_shape": game.clock_shape,
         "days_per_move": game.days_per_move,
         "grace_days": game.grace_days,
+        "bank_add_hours": game.bank_add_hours,
+        "bank_cap_days": game.bank_cap_days,
         "vacation_allowed": game.vacation_allowed,
+        "weekend_pause_allowed": game.weekend_pause_allowed,
+        "auto_vacation_allowed": game.auto_vacation_allowed,
         "now": now.isoformat(),
     }

@@ -11,14 +11,16 @@ from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.utils.functional import lazy
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from accounts.models import EmailWay, Kind
 from common.errors import ServiceError
 from games.engine import Change, DiceChoice
 
+from . import clock
 from .models import DAYS_PER_MOVE, GRACE_DAYS, ColorChoice, CourseLetter, LakeSide
+from .reasons import bank_text
 from .rulesets import BOXED
 
 User = get_user_model()
@@ -32,6 +34,38 @@ def _days_per_move(days: int) -> str:
 @lazy
 def _grace_days(days: int) -> str:
     return ngettext("%(days)d day of grace", "%(days)d days of grace", days) % {"days": days}
+
+
+def clock_choices() -> list[tuple[str, str]]:
+    """The clocks a page offers (games.clock.PRESETS): days per move and a grace bank (chosen in
+    their own fields), or a capped bank of a preset (the API takes any bank)."""
+    return [("move", gettext("days per move and a grace bank")),
+            *[(key, bank_text(*terms)) for key, terms in clock.PRESETS.items()]]
+
+
+def clock_field() -> forms.ChoiceField:
+    return forms.ChoiceField(choices=clock_choices, initial="move", required=False, label=_("Clock"),
+                             help_text=_("a capped bank has no days per move and no grace bank (those below are "
+                                         "not used): what a move does not use stays in the bank, and each move adds "
+                                         "to it"))
+
+
+def apply_clock(data: dict[str, Any]) -> dict[str, Any]:
+    """Cleaned data with the page's ``clock`` choice replaced by the terms it stands for (a
+    preset bank sets its start as ``grace_days``); the services check them (games.services.clock_fields)."""
+    choice = data.pop("clock", "") or "move"
+    preset = clock.PRESETS.get(choice)
+    if preset is None:
+        data["clock_shape"] = "move"
+    else:
+        start, add, cap = preset
+        data.update(clock_shape="bank", grace_days=start, bank_add_hours=add, bank_cap_days=cap)
+    return data
+
+
+def clock_terms_of(data: dict[str, Any]) -> dict[str, Any]:
+    """The clock terms (games.clock.TERMS) in a form's cleaned data, after :func:`apply_clock`."""
+    return {name: data[name] for name in clock.TERMS if name in data}
 
 
 class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
@@ -52,6 +86,7 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
 
 class ChallengeForm(forms.Form):
     color = forms.ChoiceField(choices=ColorChoice.choices, initial=ColorChoice.RANDOM, label=_("Your colour"))
+    clock = clock_field()
     days_per_move = forms.TypedChoiceField(
         choices=[(d, _days_per_move(d)) for d in DAYS_PER_MOVE], coerce=int, initial=3,
         label=_("Time control"),
@@ -211,6 +246,7 @@ class SeriesForm(forms.Form):
 
     seats = forms.TypedChoiceField(choices=[(n, n) for n in range(BOXED.min_seats, BOXED.max_seats + 1)], coerce=int,
                                    initial=4, label=_("Players"))
+    clock = clock_field()
     days_per_move = forms.TypedChoiceField(choices=[(d, d) for d in DAYS_PER_MOVE], coerce=int, initial=3,
                                            label=_("Days per move"))
     grace_days = forms.TypedChoiceField(choices=[(d, d) for d in GRACE_DAYS], coerce=int, initial=7,

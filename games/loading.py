@@ -26,7 +26,7 @@ from .models import CourseDrawing, Game, Seat
 
 # the user columns a game needs of its players (not their password hashes and the rest)
 PLAYER_FIELDS = ("username", "is_bot", "bot_level", "email", "email_mode", "time_zone", "reminder_hours",
-                 "vacation_until", "notify", "push_devices", "quiet_from", "quiet_to")
+                 "vacation_until", "weekend_pause", "auto_vacation", "notify", "push_devices", "quiet_from", "quiet_to")
 
 @lru_cache(maxsize=8)
 def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[Part, ...]]:

@@ -47,7 +47,35 @@ DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)
 GRACE_DAYS = (0, 1, 3, 5, 7, 14, 21)
 
 
-class Challenge(models.Model):
+class ClockShape(models.TextChoices):
+    """How a game's clock gives time (docs/clocks.md, games.clock)."""
+
+    MOVE = "move", _("days per move and a grace bank")
+    BANK = "bank", _("a capped bank")
+
+
+class ClockTerms(models.Model):
+    """The clock's terms besides ``days_per_move``, ``grace_days`` and ``vacation_allowed`` (which
+    each model has, with its own defaults): shared by a challenge, a game and a tournament of every
+    format, which hand them on to the games they create (games.clock.terms)."""
+
+    clock_shape = models.CharField(max_length=4, choices=ClockShape.choices, default=ClockShape.MOVE,
+                                   db_default=ClockShape.MOVE)
+    bank_add_hours = models.PositiveSmallIntegerField(
+        default=0, db_default=0, help_text="a capped bank: hours added to the mover's bank after each move")
+    bank_cap_days = models.PositiveSmallIntegerField(
+        default=0, db_default=0, help_text="a capped bank: the most a bank holds, in days (it starts at grace_days)")
+    weekend_pause_allowed = models.BooleanField(
+        default=True, db_default=True, help_text="players who asked for it have their clocks stopped at weekends")
+    auto_vacation_allowed = models.BooleanField(
+        default=True, db_default=True,
+        help_text="a clock about to run out may take a vacation day of a player who asked for it")
+
+    class Meta:
+        abstract = True
+
+
+class Challenge(ClockTerms):
     """An offer to play: open to anyone, or to one named player."""
 
     class Status(models.TextChoices):
@@ -147,7 +175,7 @@ class Ruleset(models.TextChoices):
     BOXED = "boxed", _("boxed game (2-6 boats, three races)")
 
 
-class Game(models.Model):
+class Game(ClockTerms):
     """A game of Powerboats for any number of boats the ruleset allows: a two-player game of the
     online rules (one race) or a series of the boxed game (up to three races). Its players are its
     seats (``Seat``); its history the append-only ``Move`` rows; the columns below and its seats'

@@ -268,6 +268,7 @@ def series_summary(game: Game, seats: Sequence[Seat], user: Any = None) -> dict[
         "players": [{"username": s.user.username, "color": s.color or None, "left": s.left or None} for s in ordered],
         "days_per_move": game.days_per_move,
         "grace_days": game.grace_days,
+        "clock_shape": game.clock_shape,
         "lake_side": game.lake_side,
         "rated": game.rated,
         "score_variant": game.score_variant,
@@ -299,7 +300,8 @@ def series_detail(game: Game, seats: Sequence[Seat], series: Series | None, rows
                 dice_seed=game.dice_seed if game.over else None,
                 clock={"move_deadline": game.move_deadline.isoformat() if game.move_deadline else None,
                        "deadline": game.deadline.isoformat() if game.deadline else None,
-                       "grace_seconds": {s.color: s.grace_seconds for s in seats if s.color}},
+                       "grace_seconds": {s.color: s.grace_seconds for s in seats if s.color},
+                       "vacation_allowed": game.vacation_allowed, **clock.terms(game)},
                 boats=[], positions=[], table=[], races=[], start_player=None, next_start_player=None,
                 your_color=None, history=[])
     if series is None:

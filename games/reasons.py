@@ -249,3 +249,40 @@ def refusal_text(code: str, params: Mapping[str, object], message: str) -> str:
     English ``message`` for a refusal without words here. The API's ``code`` and ``rule`` stay."""
     words = REFUSALS.get(code)
     return gettext(words) % dict(params) if words else message
+
+
+def clock_text(source: Any) -> str:
+    """A clock's terms in words (a challenge, a game, a tournament of any format): "3 days per move
+    + 7 days grace" or "a bank of 10 days, +36 h per move, at most 10 days", then what does not
+    stop it (docs/clocks.md)."""
+    if getattr(source, "clock_shape", "move") == "bank":
+        text = ngettext("a bank of %(start)s day", "a bank of %(start)s days", source.grace_days) % {
+            "start": source.grace_days}
+        text += ", " + ngettext("+%(hours)s hour per move", "+%(hours)s hours per move", source.bank_add_hours) % {
+            "hours": source.bank_add_hours}
+        text += ", " + ngettext("at most %(cap)s day", "at most %(cap)s days", source.bank_cap_days) % {
+            "cap": source.bank_cap_days}
+    else:
+        text = ngettext("%(days)s day per move", "%(days)s days per move", source.days_per_move) % {
+            "days": source.days_per_move}
+        text += " + " + ngettext("%(grace)s day grace", "%(grace)s days grace", source.grace_days) % {
+            "grace": source.grace_days}
+    if not getattr(source, "vacation_allowed", True):
+        text += ", " + gettext("no vacation")
+    elif not getattr(source, "auto_vacation_allowed", True):
+        text += ", " + gettext("no automatic vacation")
+    if not getattr(source, "weekend_pause_allowed", True):
+        text += ", " + gettext("no weekend pause")
+    return text
+
+
+def bank_text(start: int, add_hours: int, cap: int) -> str:
+    """A capped bank in words: \"a bank of 10 days, +36 hours per move, at most 10 days\"."""
+    return clock_text(_Bank(start, add_hours, cap))
+
+
+class _Bank:
+    clock_shape = "bank"
+
+    def __init__(self, start: int, add_hours: int, cap: int) -> None:
+        self.grace_days, self.bank_add_hours, self.bank_cap_days = start, add_hours, cap

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -56,7 +56,7 @@ from games.engine.record import move_json
 from games.engine.rules import Move as EngineMove
 from games.engine.rules import Placement
 
-from . import clock, idempotency, plans
+from . import clock, idempotency, plans, vacations
 from .errors import GameIsOver, IllegalMoveError, NotYourTurn, StalePly, TimeOver, engine_step
 from .house import is_house_bot
 from .live import events as live
@@ -65,8 +65,8 @@ from .loading import game_and_seats
 from .models import (
     COLORS,
     DAYS_PER_MOVE,
-    GRACE_DAYS,
     Challenge,
+    ClockShape,
     ColorChoice,
     CourseLetter,
     Game,
@@ -102,14 +102,28 @@ User = get_user_model()
 # --- challenges ---------------------------------------------------------------------------
 
 
-def _check_challenge_options(color: str, days_per_move: int, course_letter: str, lake_side: str,
-                             grace_days: int = 7) -> None:
-    if grace_days not in GRACE_DAYS:
-        raise ServiceError(_("grace days must be one of %(value)s") % {"value": ', '.join(map(str, GRACE_DAYS))}, "grace_days")
+def clock_fields(days_per_move: int, grace_days: int, terms: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The clock of a new challenge or game, checked (games.clock.check_terms): its days per move
+    and grace (a capped bank: its start) and its other terms (``terms``: games.clock.TERMS, each
+    left out as the default: days per move and a grace bank, weekend pause and automatic
+    vacation allowed)."""
+    terms = dict(terms or {})
+    unknown = set(terms) - set(clock.TERMS)
+    if unknown:
+        raise ServiceError(_("unknown clock term %(value)s") % {"value": ", ".join(sorted(unknown))}, "clock_shape")
+    shape = str(terms.get("clock_shape") or ClockShape.MOVE)
+    if shape == ClockShape.MOVE and days_per_move not in DAYS_PER_MOVE:
+        raise ServiceError(_("days per move must be one of %(value)s") % {"value": ', '.join(map(str, DAYS_PER_MOVE))}, "days_per_move")
+    numbers = clock.check_terms(clock_shape=shape, days_per_move=days_per_move, grace_days=grace_days,
+                                bank_add_hours=int(terms.get("bank_add_hours") or 0),
+                                bank_cap_days=int(terms.get("bank_cap_days") or 0))
+    return {**numbers, "clock_shape": shape, "weekend_pause_allowed": bool(terms.get("weekend_pause_allowed", True)),
+            "auto_vacation_allowed": bool(terms.get("auto_vacation_allowed", True))}
+
+
+def _check_challenge_options(color: str, course_letter: str, lake_side: str) -> None:
     if color not in ColorChoice.values:
         raise ServiceError(_("colour must be one of %(value)s") % {"value": ', '.join(ColorChoice.values)}, "color")
-    if days_per_move not in DAYS_PER_MOVE:
-        raise ServiceError(_("days per move must be one of %(value)s") % {"value": ', '.join(map(str, DAYS_PER_MOVE))}, "days_per_move")
     if course_letter not in CourseLetter.values:
         raise ServiceError(_("course letter must be A, B, C or empty for random"), "course_letter", "R3")
     if lake_side not in LakeSide.values:
@@ -127,14 +141,17 @@ def challenge_create(
     lake_side: str = LakeSide.STANDARD,
     rated: bool = True,
     opponent: Any = None,
+    terms: Mapping[str, Any] | None = None,
 ) -> Challenge:
-    """An open challenge, or one to a named ``opponent`` (who is told by email)."""
-    _check_challenge_options(color, days_per_move, course_letter, lake_side, grace_days)
+    """An open challenge, or one to a named ``opponent`` (who is told by email), with its clock
+    (:func:`clock_fields`)."""
+    fields = clock_fields(days_per_move, grace_days, terms)
+    _check_challenge_options(color, course_letter, lake_side)
     if opponent is not None and opponent.pk == user.pk:
         raise ServiceError(_("you cannot challenge yourself"), "opponent")
     challenge = Challenge.objects.create(
-        created_by=user, opponent=opponent, color=color, days_per_move=days_per_move, grace_days=grace_days,
-        course_letter=course_letter, lake_side=lake_side, rated=rated,
+        created_by=user, opponent=opponent, color=color, course_letter=course_letter, lake_side=lake_side,
+        rated=rated, **fields,
     )
     _challenge_changed(challenge)
     if opponent is not None:
@@ -201,6 +218,7 @@ def challenge_accept(*, user: Any, challenge_id: int) -> Game:
     game = game_create(
         yellow=yellow, red=red, lake_side=challenge.lake_side, course_letter=challenge.course_letter,
         days_per_move=challenge.days_per_move, grace_days=challenge.grace_days, rated=challenge.rated,
+        terms=clock.terms(challenge),
     )
     challenge.status = Challenge.Status.ACCEPTED
     challenge.game = game
@@ -227,9 +245,11 @@ def game_create(
     vacation_allowed: bool = True,
     rated: bool = True,
     course_json: dict[str, Any] | None = None,
+    terms: Mapping[str, Any] | None = None,
 ) -> Game:
     """A new two-player game (the online rules) between ``yellow`` and ``red``: a validated course
-    (R2, R3), a secret dice seed, and Yellow's clock running for placing."""
+    (R2, R3), a secret dice seed, its clock (:func:`clock_fields`) running for Yellow's placing."""
+    fields = clock_fields(days_per_move, grace_days, terms)
     if yellow.pk == red.pk:
         raise ServiceError(_("a game needs two different players"), "opponent")
     if course_json is None:
@@ -240,8 +260,7 @@ def game_create(
     now = timezone.now()
     game = Game(
         ruleset=Ruleset.ONLINE, seats_wanted=2, course=stored, course_letter=stored.letter, lake_side=lake_side,
-        rated=rated, days_per_move=days_per_move, grace_days=grace_days, vacation_allowed=vacation_allowed,
-        dice_seed=seed, dice_seed_sha256=seed_hash, bot_to_move=is_house_bot(yellow), status=Game.Status.ACTIVE,
+        rated=rated, vacation_allowed=vacation_allowed, **fields, dice_seed=seed, dice_seed_sha256=seed_hash, bot_to_move=is_house_bot(yellow), status=Game.Status.ACTIVE,
         phase=Game.Phase.PLACE, to_move=0, created_at=now, started_at=now,
     )
     seats = [
@@ -275,14 +294,10 @@ def _started(game: Game, seats: Sequence[Seat]) -> None:
 # --- the lobby: games of the boxed rules for 3–6 boats ------------------------------------------
 
 
-def _check_lobby_options(seats: int, days_per_move: int, grace_days: int, lake_side: str) -> None:
+def _check_lobby_options(seats: int, lake_side: str) -> None:
     if not BOXED.min_seats <= seats <= BOXED.max_seats:
         raise ServiceError(_("a series has %(a)d to %(b)d seats") % {"a": BOXED.min_seats, "b": BOXED.max_seats},
                            "seats", "R15")
-    if days_per_move not in DAYS_PER_MOVE:
-        raise ServiceError(_("days per move must be one of %(value)s") % {"value": ', '.join(map(str, DAYS_PER_MOVE))}, "days_per_move")
-    if grace_days not in GRACE_DAYS:
-        raise ServiceError(_("grace days must be one of %(value)s") % {"value": ', '.join(map(str, GRACE_DAYS))}, "grace_days")
     if lake_side not in LakeSide.values:
         raise ServiceError(_("lake side must be standard or expert"), "lake_side", "R2")
 
@@ -293,16 +308,16 @@ def _next_series_number() -> int:
 
 def game_open(*, user: Any, seats: int = 4, days_per_move: int = 3, grace_days: int = 7,
               lake_side: str = LakeSide.STANDARD, rated: bool = True, score_variant: bool = False,
-              vacation_allowed: bool = True) -> Game:
+              vacation_allowed: bool = True, terms: Mapping[str, Any] | None = None) -> Game:
     """A game of the boxed rules open in the lobby (a series: its number is the next free one),
-    with its creator in the first seat taken."""
-    _check_lobby_options(seats, days_per_move, grace_days, lake_side)
+    with its creator in the first seat taken, and its clock (:func:`clock_fields`)."""
+    _check_lobby_options(seats, lake_side)
+    fields = clock_fields(days_per_move, grace_days, terms)
     for attempt in range(5):  # two series opened at once take the same number: the second tries the next
         try:
             with transaction.atomic():
                 game = Game.objects.create(
-                    ruleset=Ruleset.BOXED, seats_wanted=seats, days_per_move=days_per_move, grace_days=grace_days,
-                    lake_side=lake_side, rated=rated, score_variant=score_variant,
+                    ruleset=Ruleset.BOXED, seats_wanted=seats, **fields, lake_side=lake_side, rated=rated, score_variant=score_variant,
                     vacation_allowed=vacation_allowed, created_by=user, series_number=_next_series_number(),
                     status=Game.Status.OPEN, phase=Game.Phase.WAITING, to_move=None, bot_to_move=False,
                 )
@@ -481,11 +496,30 @@ def _locked(game_id: int) -> tuple[Game, list[Seat]]:
     return found
 
 
+class _TakeVacation(Exception):
+    """The clock of a player who lets the site spend their vacation days ran out: leave the
+    game's lock, take a day (games.vacations.take_automatic, which locks the player, then their
+    games), and look again."""
+
+    def __init__(self, user_id: int) -> None:
+        super().__init__(user_id)
+        self.user_id = user_id
+
+
+def _vacation_due(game: Game) -> None:
+    """Raise :class:`_TakeVacation` when the player to move, whose clock ran out, lets the site
+    take a vacation day for them and the game allows it."""
+    player = game.user_to_move
+    if player is not None and vacations.auto_vacation_applies(game, player):
+        raise _TakeVacation(player.pk)
+
+
 def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_key: str | None,
-          decide: Decide, any_turn: bool = False) -> dict[str, Any]:
+          decide: Decide, any_turn: bool = False, vacation: bool = True) -> dict[str, Any]:
     """Load, check, decide, record (and finish), publish on commit; or the first answer again
     for a repeated ``idempotency_key``. A late action loses on time (the player to move's) and
-    is refused."""
+    is refused; unless the player to move lets the site take a vacation day for them: then
+    the day is taken and the action looked at again (``vacation`` false: once)."""
     now = timezone.now()
     late: int | None = None
     mine: Seat | None = None
@@ -500,6 +534,8 @@ def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_
                 raise NotAPlayer(_("you do not play in this game"), "game")
             _check_going(game, mine)
             if clock.expired(game, now):
+                if vacation:
+                    _vacation_due(game)
                 late = game.to_move
                 step = _time_out(game, seats, now)
                 _record(game, seats, step, now)
@@ -519,6 +555,10 @@ def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_
                 return answer
     except IntegrityError as exc:  # another request stored this ply first
         raise StalePly(_("another move was stored for this turn first: reload"), "ply") from exc
+    except _TakeVacation as due:
+        vacations.take_automatic(user_id=due.user_id, game_id=game_id, now=now)
+        return _play(user=user, game_id=game_id, ply=ply, action=action, idempotency_key=idempotency_key,
+                     decide=decide, any_turn=any_turn, vacation=False)
     # committed: the player to move ran out of time; the action does not count
     if game.multi_race:
         if mine is not None and late == mine.index:
@@ -788,25 +828,32 @@ def _play_plans(game: Game, seats: list[Seat], match: Match, now: datetime) -> N
 # --- the clock: time-outs, reminders (docs/clocks.md) ------------------------------------------
 
 
-def game_time_out(*, game_id: int, now: datetime | None = None) -> bool:
+def game_time_out(*, game_id: int, now: datetime | None = None, vacation: bool = True) -> bool:
     """The player to move is past the deadline: they lose on time (the sweep: the backstop for
     players who never come back; an action after the deadline does the same itself).
 
     Safe to run twice or from two workers at once, and against a move arriving at the same
     moment: the game row is locked and the deadline checked again, so either the move or
-    the time-out happens, never both. Returns whether this call acted."""
+    the time-out happens, never both. Returns whether this call acted. A player who lets the site
+    take their vacation days gets one instead, while days are left (games.vacations)."""
     now = now or timezone.now()
-    with transaction.atomic():
-        try:
-            game, seats = _locked(game_id)
-        except NotFound:
-            return False
-        if not clock.expired(game, now):
-            return False
-        step = _time_out(game, seats, now)
-        _record(game, seats, step, now)
-        _play_plans(game, seats, step.match, now)
-        return True
+    try:
+        with transaction.atomic():
+            found = game_and_seats(game_id, lock=True)
+            if found is None:
+                return False
+            game, seats = found
+            if not clock.expired(game, now):
+                return False
+            if vacation:
+                _vacation_due(game)
+            step = _time_out(game, seats, now)
+            _record(game, seats, step, now)
+            _play_plans(game, seats, step.match, now)
+            return True
+    except _TakeVacation as due:
+        taken = vacations.take_automatic(user_id=due.user_id, game_id=game_id, now=now)
+        return game_time_out(game_id=game_id, now=now, vacation=False) or taken
 
 
 def game_remind(*, game_id: int, now: datetime | None = None) -> bool:
@@ -829,41 +876,30 @@ def game_remind(*, game_id: int, now: datetime | None = None) -> bool:
         return True
 
 
-def game_adjudicate(*, game_id: int, now: datetime | None = None) -> bool:
+def game_adjudicate(*, game_id: int, now: datetime | None = None, vacation: bool = True) -> bool:
     """End an unfinished two-player game at a tournament round's deadline by the documented rule
     (points, then buoys, then damage). A clock that ran out before the deadline decides
     first: that game is lost on time. Safe to run twice; returns whether this call ended it."""
     now = now or timezone.now()
-    with transaction.atomic():
-        try:
-            game, seats = _locked(game_id)
-        except NotFound:
-            return False
-        if game.status != Game.Status.ACTIVE:
-            return False
-        if clock.expired(game, now):
-            _record(game, seats, _time_out(game, seats, now), now)
+    try:
+        with transaction.atomic():
+            found = game_and_seats(game_id, lock=True)
+            if found is None:
+                return False
+            game, seats = found
+            if game.status != Game.Status.ACTIVE:
+                return False
+            if clock.expired(game, now):
+                if vacation:
+                    _vacation_due(game)
+                _record(game, seats, _time_out(game, seats, now), now)
+                return True
+            match = rules_of(game).match_of(game, seats)
+            new = engine_step(match.adjudicate)
+            row = end_row(game, None, game.to_move or 0, None, Termination.ADJUDICATION, match.ply, _race(match),
+                          now)
+            _record(game, seats, Step(new, (row,), {}), now)
             return True
-        match = rules_of(game).match_of(game, seats)
-        new = engine_step(match.adjudicate)
-        row = end_row(game, None, game.to_move or 0, None, Termination.ADJUDICATION, match.ply, _race(match), now)
-        _record(game, seats, Step(new, (row,), {}), now)
-        return True
-
-
-def recompute_deadlines(user: Any, game_ids: Sequence[int]) -> int:
-    """The deadlines of these games of the user where it is their turn, after their vacation
-    started or ended (games.vacations); returns how many. Each is checked again once locked, in
-    id order (one lock order)."""
-    changed = 0
-    for game_id in sorted(game_ids):
-        found = game_and_seats(game_id, lock=True)
-        if found is None:
-            continue
-        game, seats = found
-        if game.status == Game.Status.ACTIVE and game.user_id_to_move == user.pk:
-            clock.set_deadlines(game, seats)
-            game.save(update_fields=["move_deadline", "deadline", "reminder_at", "updated_at"])
-            changed += 1
-    return changed
-
+    except _TakeVacation as due:
+        vacations.take_automatic(user_id=due.user_id, game_id=game_id, now=now)
+        return game_adjudicate(game_id=game_id, now=now, vacation=False)

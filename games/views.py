@@ -48,6 +48,8 @@ from .forms import (
     SeriesForm,
     SignUpForm,
     VacationForm,
+    apply_clock,
+    clock_terms_of,
     form_error,
     posted_turn,
 )
@@ -134,13 +136,13 @@ def lobby(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         if form.is_valid():
-            data = form.cleaned_data
+            data = apply_clock(dict(form.cleaned_data))
             try:
                 services.challenge_create(
                     user=request.user, color=data["color"], days_per_move=data["days_per_move"],
                     grace_days=data["grace_days"],
                     course_letter=data["course_letter"], lake_side=data["lake_side"], rated=data["rated"],
-                    opponent=data["opponent"],
+                    opponent=data["opponent"], terms=clock_terms_of(data),
                 )
             except ServiceError as exc:
                 form.add_error(exc.field if exc.field in form.fields else None, exc.message)
@@ -166,12 +168,12 @@ def play_bot(request: HttpRequest) -> HttpResponse:
     level = request.POST.get("level", "")
     if not form.is_valid():
         return render(request, "games/lobby.html", _lobby_context(request, form), status=400)
-    data = form.cleaned_data
+    data = apply_clock(dict(form.cleaned_data))
     try:
         game = play_house_bot(
             user=request.user, level=level, color=data["color"], days_per_move=data["days_per_move"],
             grace_days=data["grace_days"], course_letter=data["course_letter"], lake_side=data["lake_side"],
-            rated=data["rated"],
+            rated=data["rated"], terms=clock_terms_of(data),
         )
     except ServiceError as exc:
         messages.error(request, exc.message)
@@ -748,7 +750,10 @@ def series_lobby(request: HttpRequest) -> HttpResponse:
         if not form.is_valid():
             return _series_lobby(request, form, 400)
         try:
-            game = services.game_open(user=request.user, **form.cleaned_data)
+            data = apply_clock(dict(form.cleaned_data))
+            terms = clock_terms_of(data)
+            game = services.game_open(user=request.user, terms=terms,
+                                      **{k: v for k, v in data.items() if k not in terms})
         except ServiceError as exc:
             form.add_error(None, exc.message)
             return _series_lobby(request, form, exc.status)
@@ -821,6 +826,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             if saving:
                 if form.is_valid() and notices.is_valid():
                     form.save()
+                    vacations.clock_settings_set(user=user, time_zone_changed="time_zone" in form.changed_data)
                     user_set_notifications(user=user, notify=notices.notify(),
                                            quiet=(notices.cleaned_data["quiet_from"], notices.cleaned_data["quiet_to"]),
                                            next_game_link=notices.cleaned_data["next_game_link"])
@@ -838,6 +844,11 @@ def settings_page(request: HttpRequest) -> HttpResponse:
                     raise ServiceError("days: " + " ".join(str(e) for e in vacation_form.errors.get("days", ["invalid"])), "days")
                 vacations.vacation_start(user=user, days=vacation_form.cleaned_data["days"])
                 messages.success(request, _("Have a good vacation: your clocks have stopped."))
+                return redirect("settings")
+            elif "clock_settings" in request.POST:
+                vacations.clock_settings_set(user=user, weekend_pause=request.POST.get("weekend_pause") == "1",
+                                             auto_vacation=request.POST.get("auto_vacation") == "1")
+                messages.success(request, _("Settings saved."))
                 return redirect("settings")
             elif "vacation_end" in request.POST:
                 vacations.vacation_end(user=user)

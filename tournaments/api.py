@@ -25,7 +25,8 @@ from common.pagination import Pages
 from common.schema import StatedPattern, errors
 from common.strict import StrictInput, StrictModelInput
 from games import api_enums
-from games.api import AsSent, Flag
+from games.api import GRACE_HELP, AsSent, Flag
+from games.clock import BANK_ADD_HOURS_MAX, BANK_DAYS_MAX
 from games.models import LakeSide
 from games.ratings.models import Rating
 from games.ratings.selectors import display as rating_display
@@ -162,8 +163,8 @@ class TournamentIn(StrictModelInput):
     serializer_field_mapping = {**serializers.ModelSerializer.serializer_field_mapping, models.BooleanField: Flag}
     name = Name(r"\S", max_length=100, help_text="not blank; no control or invisible characters (Unicode category C*)")
     days_per_move = serializers.ChoiceField(choices=api_enums.DAYS_PER_MOVE, required=False, help_text="default 3")
-    grace_days = serializers.ChoiceField(choices=api_enums.GRACE_DAYS, required=False,
-                                         help_text="each player's grace bank; default 7")
+    grace_days = serializers.IntegerField(min_value=0, max_value=BANK_DAYS_MAX, required=False,
+                                          help_text=GRACE_HELP + "; default 7")
     lake_side = serializers.ChoiceField(choices=LakeSide.choices, required=False, help_text="R2; default standard")
     tiebreaks = TiebreaksField(
         r"^[A-Z0-9/ ]*$", pattern=TIEBREAKS_PATTERN, required=False, allow_blank=True, max_length=60,
@@ -177,6 +178,10 @@ class TournamentIn(StrictModelInput):
         fields = TOURNAMENT_SETTINGS
         extra_kwargs = {
             "rounds": {"min_value": 1, "max_value": MAX_ROUNDS},
+            "bank_add_hours": {"min_value": 0, "max_value": BANK_ADD_HOURS_MAX,
+                               "help_text": "a capped bank: hours added after each move"},
+            "bank_cap_days": {"min_value": 0, "max_value": BANK_DAYS_MAX,
+                              "help_text": "a capped bank: the most it holds, from its start"},
             "min_players": {"min_value": 2},
             "max_players": {"min_value": 2},
             "late_entry_until_round": {"min_value": 0, "max_value": MAX_ROUNDS, "help_text": (

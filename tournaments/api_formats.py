@@ -24,7 +24,10 @@ from rest_framework.views import APIView
 from common.errors import NotFound, ServiceError
 from common.schema import errors
 from common.strict import StrictModelInput
-from games import api_enums
+from games import api_enums, clock
+from games.api import GRACE_HELP
+from games.api_serializers import ClockTermsOut
+from games.clock import BANK_ADD_HOURS_MAX, BANK_DAYS_MAX
 from games.models import LakeSide
 
 from . import selectors_formats as selectors
@@ -127,8 +130,8 @@ class RoundRobinIn(StrictModelInput):
 
     name = Name(r"\S", max_length=100, help_text="not blank; no control or invisible characters (Unicode category C*)")
     days_per_move = serializers.ChoiceField(choices=api_enums.DAYS_PER_MOVE, required=False, help_text="default 3")
-    grace_days = serializers.ChoiceField(choices=api_enums.GRACE_DAYS, required=False,
-                                         help_text="each player's grace bank; default 7")
+    grace_days = serializers.IntegerField(min_value=0, max_value=BANK_DAYS_MAX, required=False,
+                                          help_text=GRACE_HELP + "; default 7")
     lake_side = serializers.ChoiceField(choices=LakeSide.choices, required=False, help_text="R2; default standard")
     invited = serializers.ListField(child=serializers.CharField(max_length=150), required=False, max_length=500,
                                     help_text="usernames of the invited players (entry: invited)")
@@ -138,6 +141,10 @@ class RoundRobinIn(StrictModelInput):
         fields = [*ROUND_ROBIN_SETTINGS, "invited"]
         extra_kwargs = {
             "group_count": {"min_value": 1, "max_value": services.MAX_GROUPS},
+            "bank_add_hours": {"min_value": 0, "max_value": BANK_ADD_HOURS_MAX,
+                               "help_text": "a capped bank: hours added after each move"},
+            "bank_cap_days": {"min_value": 0, "max_value": BANK_DAYS_MAX,
+                              "help_text": "a capped bank: the most it holds, from its start"},
             "min_players": {"min_value": services.MIN_GROUP, "max_value": services.MAX_GROUP * services.MAX_GROUPS},
             "max_players": {"min_value": services.MIN_GROUP, "max_value": services.MAX_GROUP * services.MAX_GROUPS,
                             "help_text": f"at most {services.MAX_GROUP} per group"},
@@ -168,10 +175,9 @@ class RoundRobinSummary(serializers.Serializer):  # type: ignore[type-arg]
     players = serializers.IntegerField()
 
 
-class RoundRobinDetail(RoundRobinSummary):
+class RoundRobinDetail(RoundRobinSummary, ClockTermsOut):
     description = serializers.CharField()
     grace_days = serializers.IntegerField()
-    vacation_allowed = serializers.BooleanField()
     lake_side = serializers.CharField()
     course_mode = serializers.CharField()
     deadline_days = serializers.IntegerField()
@@ -220,7 +226,7 @@ class CompetitionSummary(serializers.Serializer):  # type: ignore[type-arg]
     next_season_at = serializers.DateTimeField(allow_null=True)
 
 
-class CompetitionDetail(CompetitionSummary):
+class CompetitionDetail(CompetitionSummary, ClockTermsOut):
     description = serializers.CharField()
     group_size = serializers.IntegerField()
     promote = serializers.IntegerField()
@@ -230,7 +236,6 @@ class CompetitionDetail(CompetitionSummary):
     min_players = serializers.IntegerField()
     days_per_move = serializers.IntegerField()
     grace_days = serializers.IntegerField()
-    vacation_allowed = serializers.BooleanField()
     rated = serializers.BooleanField()
     lake_side = serializers.CharField()
     you = CompetitionMembership(allow_null=True, help_text="your membership (logged in)")
@@ -307,7 +312,7 @@ def round_robin_detail(rr: RoundRobin) -> dict[str, Any]:
     tables = selectors.group_tables(groups)
     fields = {name: getattr(rr, name) for name in (
         "description", "grace_days", "vacation_allowed", "lake_side", "course_mode", "deadline_days", "round_days",
-        "registration_closes_at", "min_players", "max_players", "entry", "started_at", "finished_at")}
+        "registration_closes_at", "min_players", "max_players", "entry", "started_at", "finished_at", *clock.TERMS)}
     return {**round_robin_json(rr, len(entries)), **fields, "entries": [e.user.username for e in entries],
             "groups": [group_json(tables[g.pk]) for g in groups]}
 
@@ -367,7 +372,7 @@ def competition_detail(c: Competition, user: Any) -> dict[str, Any]:
     member = selectors.membership(c, user)
     fields = {name: getattr(c, name) for name in (
         "description", "group_size", "promote", "relegate", "break_days", "season_days", "min_players",
-        "days_per_move", "grace_days", "vacation_allowed", "rated", "lake_side")}
+        "days_per_move", "grace_days", "vacation_allowed", "rated", "lake_side", *clock.TERMS)}
     if member is not None:
         member.user = user
     return {**competition_summary(c), **fields, "you": membership_json(member),

@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from games.forms import apply_clock, clock_field
 from games.models import DAYS_PER_MOVE, GRACE_DAYS
 
 from .labels import TIEBREAK_LABELS
@@ -75,6 +76,7 @@ def _labels() -> dict[str, Any]:
         "tiebreaks": _("Tie-breaks, in order"), "double": _("Double round-robin"), "group_count": _("Groups"),
         "final_group": _("Final group"), "pace": _("Pace"),
         "deadline_days": _("Deadline in days (every game at once)"), "round_days_rr": _("Days per round (round by round)"),
+        "weekend_pause_allowed": _("Weekend pause allowed"), "auto_vacation_allowed": _("Automatic vacation allowed"),
     }
 
 
@@ -89,7 +91,16 @@ def _help_texts() -> dict[str, Any]:
         "final_group": _("the group winners play a final group"),
         "deadline_days": _("every game at once: a group's games must end this many days after its start"),
         "round_days_rr": _("round by round: a round's deadline, in days after it starts"),
+        "weekend_pause_allowed": _("players who ask for it have their clocks stopped on Saturdays and Sundays"),
+        "auto_vacation_allowed": _("a clock about to run out takes a vacation day of a player who asked for it"),
     }
+
+
+def _clock_before_days(form: forms.ModelForm) -> None:  # type: ignore[type-arg]
+    """The clock's shape first: it says whether days per move and grace apply."""
+    names = [name for name in form.fields if name != "clock"]
+    names.insert(names.index("days_per_move"), "clock")
+    form.order_fields(names)
 
 
 def _translate_fields(form: forms.ModelForm, round_robin: bool) -> None:  # type: ignore[type-arg]
@@ -106,12 +117,20 @@ def _translate_fields(form: forms.ModelForm, round_robin: bool) -> None:  # type
                                                ("expert", pgettext_lazy("lake", "expert"))]
 
 
+# a page offers a capped bank by its presets (games.forms.clock_field); the API takes any
+BANK_FIELDS = ("clock_shape", "bank_add_hours", "bank_cap_days")
+
+
 class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
     invited_names = forms.CharField(required=False)
+    clock = clock_field()
+
+    def clean(self) -> dict[str, Any]:
+        return apply_clock(super().clean() or {})
 
     class Meta:
         model = Tournament
-        fields = TOURNAMENT_SETTINGS
+        fields = [name for name in TOURNAMENT_SETTINGS if name not in BANK_FIELDS]
         widgets = {
             "registration_closes_at": forms.DateTimeInput(attrs={"type": "datetime-local"}),
             "starts_at": forms.DateTimeInput(attrs={"type": "datetime-local"}),
@@ -128,6 +147,7 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
         self.fields["registration_closes_at"].initial = now + timedelta(days=7)
         self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)
         _translate_fields(self, round_robin=False)
+        _clock_before_days(self)
         _zone_help(self)
         tiebreaks = self.fields["tiebreaks"]
         assert isinstance(tiebreaks, TiebreakField)
@@ -146,10 +166,14 @@ class RoundRobinForm(forms.ModelForm):  # type: ignore[type-arg]
     """A director's round-robin: one group (3-20 players) or several seeded in snake order."""
 
     invited_names = forms.CharField(required=False)
+    clock = clock_field()
+
+    def clean(self) -> dict[str, Any]:
+        return apply_clock(super().clean() or {})
 
     class Meta:
         model = RoundRobin
-        fields = ROUND_ROBIN_SETTINGS
+        fields = [name for name in ROUND_ROBIN_SETTINGS if name not in BANK_FIELDS]
         widgets = {
             "registration_closes_at": forms.DateTimeInput(attrs={"type": "datetime-local"}),
             "starts_at": forms.DateTimeInput(attrs={"type": "datetime-local"}),
@@ -165,4 +189,5 @@ class RoundRobinForm(forms.ModelForm):  # type: ignore[type-arg]
         self.fields["registration_closes_at"].initial = now + timedelta(days=7)
         self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)
         _translate_fields(self, round_robin=True)
+        _clock_before_days(self)
         _zone_help(self)

@@ -10,6 +10,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games.models import ClockTerms
+
 from .standings import DEFAULT_ORDER, parse_order
 
 __all__ = [
@@ -20,7 +22,7 @@ __all__ = [
 # --- Swiss tournaments (docs/tournaments.md) --------------------------------------------------
 
 
-class Tournament(models.Model):
+class Tournament(ClockTerms):
     class Status(models.TextChoices):
         REGISTRATION = "registration"
         RUNNING = "running"
@@ -99,6 +101,7 @@ TOURNAMENT_SETTINGS = [
     "name", "description", "rounds", "days_per_move", "grace_days", "vacation_allowed", "registration_closes_at",
     "starts_at", "round_days", "pair_at_once", "rated", "lake_side", "course_mode", "min_players", "max_players",
     "entry", "late_entry_until_round", "late_entry_byes", "requested_bye_points", "tiebreaks",
+    "clock_shape", "bank_add_hours", "bank_cap_days", "weekend_pause_allowed", "auto_vacation_allowed",
 ]
 
 
@@ -176,7 +179,7 @@ class Pace(models.TextChoices):
     ROUNDS = "rounds", _("round by round, each round with a deadline")
 
 
-class RoundRobin(models.Model):
+class RoundRobin(ClockTerms):
     """A round-robin tournament: one group of 3-20 players, or several groups seeded by rating in
     snake order, single or double; optionally a final group of the group winners."""
 
@@ -232,6 +235,7 @@ ROUND_ROBIN_SETTINGS = [
     "name", "description", "double", "group_count", "final_group", "pace", "days_per_move", "grace_days",
     "vacation_allowed", "rated", "lake_side", "course_mode", "deadline_days", "round_days", "registration_closes_at",
     "starts_at", "min_players", "max_players", "entry",
+    "clock_shape", "bank_add_hours", "bank_cap_days", "weekend_pause_allowed", "auto_vacation_allowed",
 ]
 
 
@@ -248,7 +252,7 @@ class RoundRobinEntry(models.Model):
         constraints = [models.UniqueConstraint(fields=["round_robin", "user"], name="one_entry_per_round_robin")]
 
 
-class Competition(models.Model):
+class Competition(ClockTerms):
     """The perpetual Competition: levels of round-robin groups (level 1 one group, level 2 two,
     level 3 four, ...), seasons with promotion and relegation, one after the other."""
 

@@ -18,9 +18,10 @@ from django.utils.translation import gettext as _
 
 from accounts.names import validate_display_name
 from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
+from games import clock
 from games import services as game_services
 from games.engine import new_course
-from games.models import COLORS, DAYS_PER_MOVE, GRACE_DAYS, Game
+from games.models import COLORS, Game
 from games.ratings import glicko2
 from games.state import course_data
 
@@ -37,6 +38,13 @@ PLAYED = {"1", "0", "="}
 # --- setting up ---------------------------------------------------------------------------
 
 
+def check_clock(fields: dict[str, Any]) -> None:
+    """An event's clock, as a challenge's (games.services.clock_fields), stored as it is checked
+    (a capped bank has no days per move)."""
+    terms = {name: fields[name] for name in clock.TERMS if name in fields}
+    fields.update(game_services.clock_fields(fields.get("days_per_move", 3), fields.get("grace_days", 7), terms))
+
+
 def _check(fields: dict[str, Any]) -> None:
     if not fields.get("name", "").strip():
         raise ServiceError(_("a tournament needs a name"), "name")
@@ -46,10 +54,7 @@ def _check(fields: dict[str, Any]) -> None:
         raise ServiceError(f"name: {' '.join(exc.messages)}", "name") from None
     if not 1 <= fields.get("rounds", 5) <= 30:
         raise ServiceError(_("rounds must be 1 to 30"), "rounds")
-    if fields.get("days_per_move", 3) not in DAYS_PER_MOVE:
-        raise ServiceError(_("days per move must be one of %(value)s") % {"value": ', '.join(map(str, DAYS_PER_MOVE))}, "days_per_move")
-    if fields.get("grace_days", 7) not in GRACE_DAYS:
-        raise ServiceError(_("grace days must be one of %(value)s") % {"value": ', '.join(map(str, GRACE_DAYS))}, "grace_days")
+    check_clock(fields)
     if fields.get("lake_side", "standard") not in ("standard", "expert"):
         raise ServiceError(_("lake side must be standard or expert"), "lake_side", "R2")
     if fields["registration_closes_at"] > fields["starts_at"]:
@@ -181,6 +186,7 @@ def _new_round(t: Tournament, number: int, now: datetime) -> Round:
             game = game_services.game_create(
                 yellow=yellow.user, red=red.user, lake_side=t.lake_side, days_per_move=t.days_per_move,
                 grace_days=t.grace_days, vacation_allowed=t.vacation_allowed, rated=t.rated, course_json=course,
+                terms=clock.terms(t),
             )
             Entry.objects.create(round=rnd, registration=red, board=board, opponent=yellow, color="w", game=game)
             Entry.objects.create(round=rnd, registration=yellow, board=board, opponent=red, color="b", game=game)

@@ -20,7 +20,7 @@ import logging
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -33,9 +33,10 @@ from django.utils.translation import ngettext
 
 from accounts.names import validate_display_name
 from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
+from games import clock
 from games import services as game_services
 from games.engine import new_course
-from games.models import DAYS_PER_MOVE, GRACE_DAYS, Game
+from games.models import Game
 from games.notifications.notices import notify
 from games.ratings.models import Rating
 from games.state import course_data
@@ -54,7 +55,7 @@ from .models import (
     Tournament,
 )
 from .selectors_formats import group_table
-from .services import _result_code
+from .services import _result_code, check_clock
 from .signals import group_finished, groups_drawn
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,7 @@ class Rules:
     courses: dict[str, Any]  # duplicate mode: round → course
     competition: str | None = None  # the Competition's name, for a season's group
     season: int | None = None  # its number
+    terms: dict[str, Any] = field(default_factory=dict)  # the clock's other terms (games.clock.TERMS)
 
     def names(self) -> dict[str, Any]:
         """What an email names the event by, in words it can put in the reader's language
@@ -101,12 +103,13 @@ def rules_of(group: Group) -> Rules:
         rr = group.round_robin
         assert rr is not None
         return Rules(rr.name, rr.days_per_move, rr.grace_days, rr.vacation_allowed, rr.rated, rr.lake_side,
-                     rr.deadline_days, rr.round_days, rr.courses or {})
+                     rr.deadline_days, rr.round_days, rr.courses or {}, terms=clock.terms(rr))
     season = group.season
     assert season is not None
     c = season.competition
     return Rules(f"{c.name}, season {season.number}", c.days_per_move, c.grace_days, c.vacation_allowed, c.rated,
-                 c.lake_side, c.season_days, c.season_days, {}, competition=c.name, season=season.number)
+                 c.lake_side, c.season_days, c.season_days, {}, competition=c.name, season=season.number,
+                 terms=clock.terms(c))
 
 
 def _draw(*, players: Sequence[tuple[Any, float]], number: int, double: bool, pace: str, rng: random.Random,
@@ -140,7 +143,7 @@ def _create_games(group: Group, rules: Rules, rounds: Sequence[int]) -> list[Gro
         g.game = game_services.game_create(
             yellow=g.yellow.user, red=g.red.user, lake_side=rules.lake_side, days_per_move=rules.days_per_move,
             grace_days=rules.grace_days, vacation_allowed=rules.vacation_allowed, rated=rules.rated,
-            course_json=rules.courses.get(str(g.round)),
+            course_json=rules.courses.get(str(g.round)), terms=rules.terms,
         )
     GroupGame.objects.bulk_update(pairings, ["game"])
     return pairings
@@ -265,10 +268,7 @@ def _check_round_robin(fields: dict[str, Any]) -> None:
         validate_display_name(str(fields["name"]))
     except DjangoValidationError as exc:
         raise ServiceError(f"name: {' '.join(exc.messages)}", "name") from None
-    if fields.get("days_per_move", 3) not in DAYS_PER_MOVE:
-        raise ServiceError(_("days per move must be one of %(value)s") % {"value": ', '.join(map(str, DAYS_PER_MOVE))}, "days_per_move")
-    if fields.get("grace_days", 7) not in GRACE_DAYS:
-        raise ServiceError(_("grace days must be one of %(value)s") % {"value": ', '.join(map(str, GRACE_DAYS))}, "grace_days")
+    check_clock(fields)
     if fields.get("lake_side", "standard") not in ("standard", "expert"):
         raise ServiceError(_("lake side must be standard or expert"), "lake_side", "R2")
     if fields.get("course_mode", "random") not in Tournament.CourseMode.values:

@@ -48,6 +48,7 @@ SUBJECTS = {
     # round-robin groups and the Competition (tournaments.services_formats)
     "group_start": gettext_noop("{title}: you play in {group}"),
     "group_over": gettext_noop("{title} is over: {outcome}"),
+    "auto_vacation": gettext_noop("A vacation day was used for you: your clocks stop until {until}"),
 }
 # a game of the boxed rules is named as a series (by its number and race)
 SERIES_SUBJECTS = {
@@ -236,6 +237,12 @@ def compose(entry: Notice, user: Any) -> tuple[str, dict[str, Any]]:
                       rank=context.get("rank"), players=entry.data.get("players"))
     if "score" in entry.data:
         context["score_count"] = plural_count(entry.data["score"])
+    if event == "auto_vacation":
+        until = datetime.fromisoformat(entry.data["until"])
+        left = entry.data.get("days_left", 0)
+        context.update(until=local(until, user), days_left=formats.number_format(left, decimal_pos=1 if left % 1 else 0),
+                       days_count=plural_count(left), low=entry.data.get("low", False))
+        fields["until"] = context["until"]
     if event == "tournament_over":
         context["link"] = absolute(reverse("tournament", args=[entry.data["tournament"]]))
     if event in ("group_start", "group_over"):

@@ -25,7 +25,7 @@ from django.utils.translation import gettext
 
 from accounts.names import control_characters
 from common.errors import Conflict, NotAPlayer, NotFound, ServiceError
-from games import services
+from games import clock, services
 from games.house import is_house_bot
 from games.models import COLORS, Challenge, Game
 from games.signals import chat_posted
@@ -146,7 +146,7 @@ def game_rematch(*, user: Any, game_id: int) -> Challenge | Game:
     challenge = services.challenge_create(
         user=user, opponent=opponent, color=COLORS[1 - seat], days_per_move=game.days_per_move,
         grace_days=game.grace_days, course_letter=original.course_letter if original else game.course_letter,
-        lake_side=game.lake_side, rated=game.rated,
+        lake_side=game.lake_side, rated=game.rated, terms=clock.terms(game),
     )
     challenge.rematch_of = game
     challenge.save(update_fields=["rematch_of"])

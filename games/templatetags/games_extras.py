@@ -3,7 +3,7 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext, pgettext, pgettext_lazy
 
-from games.reasons import color_name, result_of
+from games.reasons import clock_text, color_name, result_of
 
 register = template.Library()
 
@@ -21,6 +21,12 @@ def grace(seconds: int) -> str:
         return f"{days} {d}"
     minutes = (rest % 3600) // 60
     return f"{hours} {h} {minutes} {m}" if hours else f"{minutes} {m}"
+
+
+@register.filter
+def clock_terms(source: Any) -> str:
+    """A clock's terms in words (games.reasons.clock_text)."""
+    return clock_text(source)
 
 
 @register.filter

@@ -45,7 +45,14 @@ def test_the_schema_states_the_limits_of_the_services(schema):
     assert tournament["late_entry_until_round"]["maximum"] == 30
     assert tournament["min_players"]["minimum"] == 2
     assert enum_of(schema, tournament["days_per_move"]) == [1, 2, 3, 5, 7, 14]
-    assert enum_of(schema, tournament["grace_days"]) == [0, 1, 3, 5, 7, 14, 21]
+    # a grace bank of 0, 1, 3, 5, 7, 14 or 21 days, or a capped bank's start of 1 to 60 (issue 27): the
+    # schema states the range, its description the set, and the service refuses a value of neither
+    assert (tournament["grace_days"]["minimum"], tournament["grace_days"]["maximum"]) == (0, 60)
+    assert "0, 1, 3, 5, 7, 14, 21" in tournament["grace_days"]["description"]
+    assert enum_of(schema, tournament["clock_shape"]) == ["move", "bank"]
+    challenge = body(schema, "ChallengeInRequest")
+    assert (challenge["bank_add_hours"]["minimum"], challenge["bank_add_hours"]["maximum"]) == (0, 240)
+    assert (challenge["bank_cap_days"]["minimum"], challenge["bank_cap_days"]["maximum"]) == (0, 60)
     assert enum_of(schema, tournament["lake_side"]) == ["standard", "expert"]
     assert tournament["name"]["pattern"] == r"\S"
     assert "BH/C1" in tournament["tiebreaks"]["pattern"]
