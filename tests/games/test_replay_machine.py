@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 import time_machine
@@ -31,6 +32,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from accounts.models import Vacation
 from common.errors import ServiceError
 from games import plans, services, vacations
 from games.engine import Change, DiceChoice, Phase
@@ -50,17 +52,21 @@ names = itertools.count()
 
 class ServicesPlay(RuleBasedStateMachine):
     @initialize(seed=st.integers(1, 6), days=st.sampled_from([1, 2]), grace=st.sampled_from([0, 1]),
-                dice=st.integers(0, 2**32), boats=st.sampled_from([2, 2, 3, 4, 5, 6]))
-    def start(self, seed: int, days: int, grace: int, dice: int, boats: int = 2) -> None:
+                dice=st.integers(0, 2**32), boats=st.sampled_from([2, 2, 3, 4, 5, 6]), bank=st.booleans())
+    def start(self, seed: int, days: int, grace: int, dice: int, boats: int = 2, bank: bool = False) -> None:
+        """A game of either clock shape (issue 27): days per move and grace, or a small capped bank
+        (a day or two to start, 12 hours per move, at most three days)."""
         self.now = T0
         n = next(names)
+        terms = {"clock_shape": "bank", "bank_add_hours": 12, "bank_cap_days": 3} if bank else None
+        grace = grace + 1 if bank else grace
         with self.at():
             if boats == 2:  # a two-player game of the online rules
                 self.game = make_game(yellow=make_user(f"my{n}"), red=make_user(f"mr{n}"), seed=seed,
-                                      days_per_move=days, grace_days=grace)
+                                      days_per_move=days, grace_days=grace, terms=terms)
             else:  # a series of the boxed game (its lake and lot from the seed)
                 self.game = started([make_user(f"m{n}s{i}") for i in range(boats)], seed=seed, days_per_move=days,
-                                    grace_days=grace)
+                                    grace_days=grace, terms=terms)
         # the dice seed from the example, not a fresh secret: the same example rolls the same dice,
         # so hypothesis can replay and shrink it
         secret = hashlib.sha256(str(dice).encode()).digest()
@@ -78,6 +84,16 @@ class ServicesPlay(RuleBasedStateMachine):
 
     def going(self) -> bool:
         return hasattr(self, "game") and not self.fresh().over
+
+    def covered(self, user: Any) -> bool:
+        """Whether an automatic vacation day of ``user`` (issue 27) has been taken by now: a late
+        action of theirs, or the sweep, may have found their clock out and taken one instead."""
+        return Vacation.objects.filter(user=user, automatic=True, started_at__lte=self.now).exists()
+
+    def saved_by_a_day(self, user: Any) -> bool:
+        """Whether a clock of ``user`` that ran out may take a vacation day instead of the loss."""
+        user.refresh_from_db()
+        return bool(user.auto_vacation) and vacations.vacation_days_left(user, self.now) > timedelta(0)
 
     @precondition(lambda self: self.going())
     @rule(hours=st.integers(0, 30), data=st.data())
@@ -104,7 +120,7 @@ class ServicesPlay(RuleBasedStateMachine):
                 assert late, "refused as late before the deadline"
                 self.late_refusals += 1
                 return
-        assert not late, "an action after the deadline was accepted"
+        assert not late or self.covered(user), "an action after the deadline was accepted"
 
     @precondition(lambda self: self.going())
     @rule(seat=st.integers(0, 5), hours=st.integers(0, 30))
@@ -114,6 +130,7 @@ class ServicesPlay(RuleBasedStateMachine):
         player = game.seat_at(seat % game.seats_wanted)
         assert player is not None
         late = game.deadline is not None and game.deadline <= self.now
+        mover = game.seat_at(game.to_move)
         with self.at():
             try:
                 services.game_resign(user=player.user, game_id=game.pk)
@@ -124,7 +141,7 @@ class ServicesPlay(RuleBasedStateMachine):
             except GameIsOver as exc:  # R18: a player who left a series is out of it
                 assert player.left and exc.rule == "R18"
             else:
-                assert not player.left and not late
+                assert not player.left and (not late or (mover is not None and self.covered(mover.user)))
 
     @precondition(lambda self: self.going())
     @rule(hours=st.integers(1, 80))
@@ -133,8 +150,17 @@ class ServicesPlay(RuleBasedStateMachine):
         game = self.fresh()
         due = game.deadline is not None and game.deadline <= self.now
         mover, ply = game.seat_at(game.to_move), game.ply
+        assert mover is not None
+        saved = due and self.saved_by_a_day(mover.user)
         with self.at():
             sweep_clocks()
+        if saved:  # a vacation day (or more) instead, or the loss once the days ran out
+            game, out = self.fresh(), False
+            mover.refresh_from_db()
+            out = game.over if not game.multi_race else mover.left == "timeout"
+            assert self.covered(mover.user)
+            assert out or (game.deadline is not None and game.deadline > self.now and game.ply == ply)
+            return
         if not game.multi_race:
             assert self.fresh().over == due
             return
@@ -153,8 +179,10 @@ class ServicesPlay(RuleBasedStateMachine):
             late = game.deadline is not None and game.deadline <= self.now
             try:  # a series is not adjudicated; its late player to move loses on time first
                 assert services.game_adjudicate(game_id=self.game.pk, now=self.now) and late
-            except ServiceError as exc:
-                assert exc.status == 400 and not late and self.fresh().ply == game.ply
+            except ServiceError as exc:  # (a late player who lets the site take a vacation day got one)
+                mover = game.seat_at(game.to_move)
+                assert exc.status == 400 and self.fresh().ply == game.ply
+                assert not late or (mover is not None and self.covered(mover.user))
 
     @precondition(lambda self: self.going())
     @rule(seat=st.integers(0, 5), days=st.integers(1, 4))
@@ -169,6 +197,17 @@ class ServicesPlay(RuleBasedStateMachine):
                     vacations.vacation_start(user=user, days=days, now=self.now)
             except ServiceError:
                 pass  # no days left this year
+
+    @precondition(lambda self: self.going())
+    @rule(seat=st.integers(0, 5), weekends=st.booleans(), automatic=st.booleans())
+    def clock_settings(self, seat: int, weekends: bool, automatic: bool) -> None:
+        """A player pauses their clocks at weekends, or not, and lets the site take their vacation
+        days when a clock would run out, or not (issue 27): the deadlines move, the history not."""
+        game = self.fresh()
+        user = game.player(seat % game.seats_wanted)
+        user.refresh_from_db()
+        with self.at():
+            vacations.clock_settings_set(user=user, weekend_pause=weekends, auto_vacation=automatic)
 
     @precondition(lambda self: self.going())
     @rule(seat=st.integers(0, 5), ways=st.lists(st.sampled_from(plans.WAYS), min_size=9, max_size=9),
@@ -207,7 +246,7 @@ class ServicesPlay(RuleBasedStateMachine):
             assert services.game_time_out(game_id=game.pk, now=self.now) is False
         game = self.fresh()
         assert (game.ply, game.moves.count(), game.termination) == before
-        self.start(seed, game.days_per_move, game.grace_days, hours, boats)
+        self.start(seed, max(1, game.days_per_move), min(game.grace_days, 1), hours, boats, hours % 2 == 1)
 
     @invariant()
     def stored_state_equals_the_replay(self) -> None:
