@@ -37,7 +37,7 @@ from django.db import transaction
 from django.db.models import F
 from django.templatetags.static import static
 from django.utils import timezone, translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext as _
 from py_vapid import Vapid02
 from pywebpush import WebPushException, webpush
@@ -192,6 +192,9 @@ def payload(entry: Notice) -> dict[str, Any]:
                 body = gettext("against %(name)s") % {"name": context["opponent"].username}
             if entry.event in URGENT and game.deadline is not None:
                 body += " · " + gettext("move by %(deadline)s") % {"deadline": local(game.deadline, user)}
+        if entry.event == "auto_vacation" and context.get("low"):
+            body += " · " + ngettext("%(days)s vacation day left this year", "%(days)s vacation days left this year",
+                                     context["days_count"]) % {"days": context["days_left"]}
         return {"title": title, "body": body, "url": context["link"], "tag": _tag(entry), "kind": entry.event,
                 "icon": absolute("/" + static("img/icon-192.png").lstrip("/"))}
 

@@ -19,6 +19,7 @@ from games.errors import TimeOver
 from games.models import Game, Move
 from games.notifications.emails import message_for
 from games.notifications.models import Notice
+from games.notifications.push import payload
 
 from .factories import client_for, make_game, make_user, race
 
@@ -326,6 +327,8 @@ def test_when_the_days_run_low_the_player_is_told_and_when_none_are_left_the_gam
     notice = Notice.objects.get(event="auto_vacation", channel="email")
     assert notice.data == {**notice.data, "days_left": 1.0, "low": True}
     assert "Only 1 vacation day is left this year" in message_for(notice).body
+    pushed = payload(Notice(user=notice.user, event="auto_vacation", channel="push", key="k", data=notice.data))
+    assert pushed["title"].startswith("A vacation day was used for you") and "1 vacation day left" in pushed["body"]
     services.game_time_out(game_id=game.pk, now=deadline + 2 * DAY)  # the second day, then none
     game.refresh_from_db()
     assert game.over and game.termination == "timeout" and game.finished_at == deadline + 2 * DAY
