@@ -56,6 +56,7 @@ from .api_serializers import (
     SeriesSummaryOut,
     VacationOut,
 )
+from .bots import play_house_bot
 from .models import Challenge, ClockShape, ColorChoice, CourseLetter, Game, LakeSide, Plan, Ruleset
 from .payloads import series_summary
 from .rulesets import BOXED
@@ -854,8 +855,6 @@ class PlayBot(APIView):
     @extend_schema(request=PlayBotIn, responses={201: GameSummary},
                    summary="Play a house bot: the game starts at once")
     def post(self, request: Request) -> Response:
-        from .bots import play_house_bot
-
         data = _valid(PlayBotIn, request)
         game = play_house_bot(user=request.user, **clock_args(data))
         return Response(GameSummary(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
