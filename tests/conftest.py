@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,19 @@ DB_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequenc
 # the rows the data migrations make on a new database: the house bots, The Competition
 DATA_MIGRATIONS = [("accounts.migrations.0004_house_bots", "create_bots"),
                    ("tournaments.migrations.0006_the_competition", "create")]
+
+
+@pytest.fixture(autouse=True)
+def _the_sites_language_again() -> Iterator[None]:
+    """Each test starts in the site's language. A request through the test client by a player who
+    chose German or Italian leaves that language active in the thread after the response (the
+    player's language is activated for the request, common.middleware, and nothing deactivates it:
+    in a server the next request activates its own); a CI run found a later test on the same
+    worker reading a refusal in German."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
