@@ -499,6 +499,9 @@ def record_meta(game: Game) -> dict[str, Any]:
             "seed": game.dice_seed if game.over else None,
         },
     }
+    if game.clock_shape == "bank":  # a capped bank (docs/clocks.md): no days per move
+        meta["clock"] = {"shape": "bank", "start_days": game.grace_days, "add_hours": game.bank_add_hours,
+                         "cap_days": game.bank_cap_days}
     return meta
 
 

@@ -124,6 +124,8 @@ def test_the_api_makes_a_bank_challenge_and_its_game_shows_the_terms():
     detail = client_for(bob).get(f"/api/games/{game['id']}/").json()
     assert detail["clock"]["clock_shape"] == "bank" and detail["clock"]["bank_add_hours"] == 36
     assert detail["clock"]["grace_seconds"] == {"yellow": 864000, "red": 864000}
+    record = client_for(bob).get(f"/api/games/{game['id']}/record/").json()
+    assert record["meta"]["clock"] == {"shape": "bank", "start_days": 10, "add_hours": 36, "cap_days": 10}
     page = client_for(bob).get(f"/games/{game['id']}/").content.decode()
     assert "a bank of 10 days, +36 hours per move, at most 10 days" in page
 
