@@ -213,16 +213,17 @@ def test_a_push_arrives_for_the_opponents_move_and_none_for_a_move_watched_live(
         registrations: list[dict[str, Any]] = []
         client.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
         page.goto(f"{BASE}/games/")
-        for _ in range(50):
+        for _ in range(200):  # up to 20 s: a CI run under load once needed more than 5
             if registrations:
                 break
             page.wait_for_timeout(100)
         registration = next(r for r in registrations if r["scopeURL"] == f"{BASE}/")
+        assert page.evaluate("navigator.serviceWorker.ready.then(() => true)")  # active, so the push is not dropped
         client.send("ServiceWorker.deliverPushMessage", {"origin": BASE, "registrationId": registration["registrationId"],
                                                           "data": json.dumps(note)})
         shown = page.evaluate("""async () => {
             const reg = await navigator.serviceWorker.ready;
-            for (let i = 0; i < 50; i++) {
+            for (let i = 0; i < 200; i++) {  // up to 20 s (a CI run under load saw none within 5 s)
                 const shown = await reg.getNotifications();
                 if (shown.length) return shown.map((n) => ({title: n.title, tag: n.tag, body: n.body, url: n.data.url}));
                 await new Promise((r) => setTimeout(r, 100));
