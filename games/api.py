@@ -145,12 +145,6 @@ class ClockIn(StrictInput):
                                                          "player who asked for it")
 
 
-def clock_args(data: dict[str, Any]) -> dict[str, Any]:
-    """Validated input with the clock's terms gathered as the services take them (``terms``)."""
-    terms = {name: data.pop(name) for name in clock.TERMS if name in data}
-    return {**data, "terms": terms}
-
-
 class ChallengeIn(ClockIn):
     color = serializers.ChoiceField(choices=ColorChoice.choices, default=ColorChoice.RANDOM,
                                     help_text="the challenger's colour: yellow places first, red moves first")
@@ -228,13 +222,17 @@ class PlaceIn(Ply):
     heading = serializers.IntegerField(min_value=0, max_value=5, help_text="0..5, counter-clockwise from east")
 
 
-class RollIn(Ply):
+class DiceChoiceIn(StrictInput):
+    """A dice choice (R6), as a roll sends it and a plan stores it."""
+
     change = serializers.ChoiceField(choices=[c.value for c in Change], help_text="keep, add or remove (R6)")
     remove = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0, max_value=1000,
                                       help_text="index of the die to remove (with change=remove)")
     reroll = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=1000), default=list,
                                    max_length=1000, help_text="indices of the held dice to re-roll")
 
+
+class RollIn(Ply, DiceChoiceIn):
     def choice(self) -> DiceChoice:
         data = self.validated_data
         return DiceChoice(Change(data["change"]), data.get("remove"), tuple(data.get("reroll", [])))
@@ -309,7 +307,7 @@ class ChallengeList(APIView):
     @extend_schema(request=ChallengeIn, responses={201: ChallengeOut}, summary="Make a challenge")
     def post(self, request: Request) -> Response:
         data = _valid(ChallengeIn, request)
-        challenge = services.challenge_create(user=request.user, **clock_args(data))
+        challenge = services.challenge_create(user=request.user, **clock.with_terms(data))
         return Response(ChallengeOut(challenge).data, status=status.HTTP_201_CREATED)
 
 
@@ -395,7 +393,7 @@ class GameList(generics.ListAPIView):  # type: ignore[type-arg]
     def post(self, request: Request) -> Response:
         data = _valid(OpenIn, request)
         del data["ruleset"]
-        game = services.game_open(user=request.user, **clock_args(data))
+        game = services.game_open(user=request.user, **clock.with_terms(data))
         return Response(lobby_summary(game, request), status=status.HTTP_201_CREATED)
 
 
@@ -628,12 +626,8 @@ class GameResign(APIView):
 # --- plans for the dice (games/plans.py) -------------------------------------------------------
 
 
-class PlannedDiceIn(StrictInput):
-    change = serializers.ChoiceField(choices=[c.value for c in Change], help_text="keep, add or remove (R6)")
-    remove = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0, max_value=1000,
-                                      help_text="index of the die to remove (with change=remove)")
-    reroll = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=1000), default=list,
-                                   max_length=1000, help_text="indices of the held dice to re-roll")
+class PlannedDiceIn(DiceChoiceIn):
+    """The dice choice of a planned turn."""
 
 
 WAY_HELP = "per total (the key: a total the dice choice can give): left, straight, right (60° from the heading then) " \
@@ -856,7 +850,7 @@ class PlayBot(APIView):
                    summary="Play a house bot: the game starts at once")
     def post(self, request: Request) -> Response:
         data = _valid(PlayBotIn, request)
-        game = play_house_bot(user=request.user, **clock_args(data))
+        game = play_house_bot(user=request.user, **clock.with_terms(data))
         return Response(GameSummary(game, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 

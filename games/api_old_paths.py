@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from common.errors import NotFound
 from common.schema import errors
 
-from . import api_enums, services
+from . import api_enums, clock, services
 from .api import (
     IDEMPOTENCY,
     IF_NONE_MATCH,
@@ -35,7 +35,6 @@ from .api import (
     RollIn,
     _key,
     _valid,
-    clock_args,
     game_record,
     game_state,
     lobby_summary,
@@ -160,7 +159,7 @@ class SeriesList(APIView):
     def post(self, request: Request) -> Response:
         data = _valid(SeriesIn, request)
         del data["ruleset"]
-        game = services.game_open(user=request.user, **clock_args(data))
+        game = services.game_open(user=request.user, **clock.with_terms(data))
         return Response(old_summary(lobby_summary(game, request)), status=status.HTTP_201_CREATED)
 
 

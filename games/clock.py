@@ -16,7 +16,7 @@ in a game of any number of boats (the player to move is the seat ``Game.to_move`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
@@ -49,6 +49,13 @@ WEEKENDS_AHEAD = timedelta(days=800)
 def terms(source: Any) -> dict[str, Any]:
     """The clock terms of a challenge, a game or a tournament, to create a game with."""
     return {name: getattr(source, name) for name in TERMS}
+
+
+def with_terms(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A service's keyword arguments from validated input (a form's, the API's): ``data`` with the
+    clock's terms (:data:`TERMS`) gathered under ``terms``, as the services take them."""
+    terms = {name: data[name] for name in TERMS if name in data}
+    return {**{k: v for k, v in data.items() if k not in terms}, "terms": terms}
 
 
 def check_terms(*, clock_shape: str, days_per_move: int, grace_days: int, bank_add_hours: int = 0,
@@ -110,15 +117,17 @@ def merged(intervals: Iterable[Interval]) -> list[Interval]:
     return out
 
 
-def pauses_of(users: Iterable[User], since: datetime, *, weekends_allowed: bool = False,
-              automatic: bool = True) -> dict[int, list[Interval]]:
-    """Each user's pauses that end after ``since``, sorted and merged: their vacations (without
-    the automatic ones when ``automatic`` is false: a game that forbids them), and their weekends
-    when they asked for a weekend pause and ``weekends_allowed``. One query for all the vacations,
-    and none when no vacation of theirs reaches past ``since`` (``User.vacation_until``)."""
+def pauses_of(users: Iterable[User], since: datetime, *, vacations: bool = True, automatic: bool = True,
+              weekends_allowed: bool = False) -> dict[int, list[Interval]]:
+    """Each user's pauses that end after ``since``, sorted and merged: their vacations (when
+    ``vacations``; without the automatic ones when ``automatic`` is false: a game that forbids
+    them), and their weekends when they asked for a weekend pause and ``weekends_allowed``. One
+    query for all the vacations, and none when no vacation of theirs reaches past ``since``
+    (``User.vacation_until``)."""
     users = list(users)
     out: dict[int, list[Interval]] = {user.pk: [] for user in users}
-    ids = [user.pk for user in users if user.vacation_until is not None and user.vacation_until > since]
+    ids = [user.pk for user in users
+           if vacations and user.vacation_until is not None and user.vacation_until > since]
     if ids:
         found = Vacation.objects.filter(user_id__in=ids, planned_end__gt=since)
         if not automatic:
@@ -135,13 +144,8 @@ def pauses_of(users: Iterable[User], since: datetime, *, weekends_allowed: bool 
 
 def game_pauses(game: Clocked, users: Iterable[User], since: datetime) -> dict[int, list[Interval]]:
     """The pauses of these players that stop their clocks in ``game``, by its terms."""
-    if not game.vacation_allowed and not game.weekend_pause_allowed:
-        return {user.pk: [] for user in users}
-    if not game.vacation_allowed:  # weekends only
-        return {user.pk: (weekends(user.time_zone, since, since + WEEKENDS_AHEAD) if user.weekend_pause else [])
-                for user in users}
-    return pauses_of(users, since, weekends_allowed=game.weekend_pause_allowed,
-                     automatic=game.auto_vacation_allowed)
+    return pauses_of(users, since, vacations=game.vacation_allowed, automatic=game.auto_vacation_allowed,
+                     weekends_allowed=game.weekend_pause_allowed)
 
 
 def expired(game: Game, now: datetime) -> bool:

@@ -63,11 +63,6 @@ def apply_clock(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def clock_terms_of(data: dict[str, Any]) -> dict[str, Any]:
-    """The clock terms (games.clock.TERMS) in a form's cleaned data, after :func:`apply_clock`."""
-    return {name: data[name] for name in clock.TERMS if name in data}
-
-
 class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
     """The name rules are on ``User.username`` (accounts/names.py)."""
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from django.utils.translation import gettext, gettext_noop, ngettext, pgettext, pgettext_lazy
@@ -277,12 +278,6 @@ def clock_text(source: Any) -> str:
 
 
 def bank_text(start: int, add_hours: int, cap: int) -> str:
-    """A capped bank in words: \"a bank of 10 days, +36 hours per move, at most 10 days\"."""
-    return clock_text(_Bank(start, add_hours, cap))
-
-
-class _Bank:
-    clock_shape = "bank"
-
-    def __init__(self, start: int, add_hours: int, cap: int) -> None:
-        self.grace_days, self.bank_add_hours, self.bank_cap_days = start, add_hours, cap
+    """A capped bank in words: "a bank of 10 days, +36 hours per move, at most 10 days"."""
+    return clock_text(SimpleNamespace(clock_shape="bank", grace_days=start, bank_add_hours=add_hours,
+                                      bank_cap_days=cap))

@@ -534,12 +534,8 @@ def _play(*, user: Any, game_id: int, ply: int | None, action: str, idempotency_
                 raise NotAPlayer(_("you do not play in this game"), "game")
             _check_going(game, mine)
             if clock.expired(game, now):
-                if vacation:
-                    _vacation_due(game)
                 late = game.to_move
-                step = _time_out(game, seats, now)
-                _record(game, seats, step, now)
-                _play_plans(game, seats, step.match, now)
+                _lost_on_time(game, seats, now, vacation=vacation)
             else:
                 if ply is not None and ply != game.ply:
                     raise StalePly(_("the game is at ply %(ply)s, not %(ply2)s: reload and try again")
@@ -766,6 +762,19 @@ def _time_out(game: Game, seats: Sequence[Seat], now: datetime) -> Step:
 PLANS_IN_A_ROW = 24  # every player's plan plays at most two turns: a bound, not a limit anyone meets
 
 
+def _lost_on_time(game: Game, seats: list[Seat], now: datetime, *, vacation: bool) -> None:
+    """The player to move is past their deadline (the one place that says what follows, for an
+    action, the sweep and an adjudication alike): unless a vacation day is taken for them
+    (``vacation``: :class:`_TakeVacation` is raised, and the caller, out of the lock, takes it and
+    looks again), they lose on time — the game, or their place in a series (R18) — recorded through
+    the one path; then the plan of whoever is to move now plays."""
+    if vacation:
+        _vacation_due(game)
+    step = _time_out(game, seats, now)
+    _record(game, seats, step, now)
+    _play_plans(game, seats, step.match, now)
+
+
 def _play_plans(game: Game, seats: list[Seat], match: Match, now: datetime) -> None:
     """After an action, in its transaction: while the player to move has a plan for this turn
     (``Seat.planned``, read with the game: no query otherwise), the site plays it, as the player
@@ -845,11 +854,7 @@ def game_time_out(*, game_id: int, now: datetime | None = None, vacation: bool =
             game, seats = found
             if not clock.expired(game, now):
                 return False
-            if vacation:
-                _vacation_due(game)
-            step = _time_out(game, seats, now)
-            _record(game, seats, step, now)
-            _play_plans(game, seats, step.match, now)
+            _lost_on_time(game, seats, now, vacation=vacation)
             return True
     except _TakeVacation as due:
         taken = vacations.take_automatic(user_id=due.user_id, game_id=game_id, now=now)
@@ -890,9 +895,7 @@ def game_adjudicate(*, game_id: int, now: datetime | None = None, vacation: bool
             if game.status != Game.Status.ACTIVE:
                 return False
             if clock.expired(game, now):
-                if vacation:
-                    _vacation_due(game)
-                _record(game, seats, _time_out(game, seats, now), now)
+                _lost_on_time(game, seats, now, vacation=vacation)
                 return True
             match = rules_of(game).match_of(game, seats)
             new = engine_step(match.adjudicate)

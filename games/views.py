@@ -32,7 +32,7 @@ from common.errors import ServiceError
 from common.strict import digits
 from games.engine import DIRECTION_NAMES, Phase, Series
 
-from . import plans, services, vacations
+from . import clock, plans, services, vacations
 from .advice import advice, advice_words, guided, opponent_is_house_bot
 from .board import UNREAD, BoatView, OptionView, Stored, Unread, board_style, board_svg, drawing_version
 from .bots import house_bots, play_house_bot
@@ -49,7 +49,6 @@ from .forms import (
     SignUpForm,
     VacationForm,
     apply_clock,
-    clock_terms_of,
     form_error,
     posted_turn,
 )
@@ -136,13 +135,13 @@ def lobby(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         if form.is_valid():
-            data = apply_clock(dict(form.cleaned_data))
+            data = clock.with_terms(apply_clock(dict(form.cleaned_data)))
             try:
                 services.challenge_create(
                     user=request.user, color=data["color"], days_per_move=data["days_per_move"],
                     grace_days=data["grace_days"],
                     course_letter=data["course_letter"], lake_side=data["lake_side"], rated=data["rated"],
-                    opponent=data["opponent"], terms=clock_terms_of(data),
+                    opponent=data["opponent"], terms=data["terms"],
                 )
             except ServiceError as exc:
                 form.add_error(exc.field if exc.field in form.fields else None, exc.message)
@@ -168,12 +167,12 @@ def play_bot(request: HttpRequest) -> HttpResponse:
     level = request.POST.get("level", "")
     if not form.is_valid():
         return render(request, "games/lobby.html", _lobby_context(request, form), status=400)
-    data = apply_clock(dict(form.cleaned_data))
+    data = clock.with_terms(apply_clock(dict(form.cleaned_data)))
     try:
         game = play_house_bot(
             user=request.user, level=level, color=data["color"], days_per_move=data["days_per_move"],
             grace_days=data["grace_days"], course_letter=data["course_letter"], lake_side=data["lake_side"],
-            rated=data["rated"], terms=clock_terms_of(data),
+            rated=data["rated"], terms=data["terms"],
         )
     except ServiceError as exc:
         messages.error(request, exc.message)
@@ -750,10 +749,7 @@ def series_lobby(request: HttpRequest) -> HttpResponse:
         if not form.is_valid():
             return _series_lobby(request, form, 400)
         try:
-            data = apply_clock(dict(form.cleaned_data))
-            terms = clock_terms_of(data)
-            game = services.game_open(user=request.user, terms=terms,
-                                      **{k: v for k, v in data.items() if k not in terms})
+            game = services.game_open(user=request.user, **clock.with_terms(apply_clock(dict(form.cleaned_data))))
         except ServiceError as exc:
             form.add_error(None, exc.message)
             return _series_lobby(request, form, exc.status)
