@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from powerboats_site.supervise import config, procfile
+from tests.sqlite_copy import copy_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 PORT = int(os.environ.get("SUPERVISE_TEST_PORT", "8351")) + 10 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
@@ -75,8 +76,11 @@ def group_alive(pgid: int) -> bool:
 
 
 @pytest.mark.slow
-def test_bin_run_restarts_a_process_that_dies_and_ctrl_c_stops_them_all(tmp_path):
+def test_bin_run_restarts_a_process_that_dies_and_ctrl_c_stops_them_all(tmp_path, migrated_sqlite):
     var = tmp_path / "var"
+    # a database already migrated (tests/conftest.py): bin/run's migrate finds nothing to do, as on
+    # every run after a newcomer's first (which tests/site/test_project.py runs from nothing)
+    copy_sqlite(migrated_sqlite, var / "db.sqlite3")
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
     env.update(PORT=str(PORT), POWERBOATS_VAR_DIR=str(var))
     proc = subprocess.Popen([str(ROOT / "bin" / "run")], cwd=ROOT, env=env, stdout=subprocess.PIPE,
