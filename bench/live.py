@@ -156,6 +156,13 @@ def fresh_database() -> None:
             # BENCH_DB_TEMPLATE: a database already migrated to copy (the suite's tiny runs): migrate then finds nothing to do
             template = os.environ.get("BENCH_DB_TEMPLATE")
             conn.execute(f'CREATE DATABASE "{DB_NAME}"' + (f' TEMPLATE "{template}"' if template else ""))
+    elif os.environ.get("BENCH_DB_TEMPLATE"):  # on SQLite: a migrated database file to copy
+        import sqlite3
+
+        with sqlite3.connect(os.environ["BENCH_DB_TEMPLATE"]) as src, sqlite3.connect(VAR / "db.sqlite3") as dst:
+            src.backup(dst)
+        src.close()
+        dst.close()
     env = server_env({})
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     subprocess.run([sys.executable, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)

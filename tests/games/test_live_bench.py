@@ -36,8 +36,9 @@ def bench(tmp_path: Path, *args: str, database: str | None = None, template: str
 
 
 @pytest.mark.slow
-def test_the_live_bench_runs_at_a_tiny_size(tmp_path):
-    [result] = bench(tmp_path, "--streams", "12", "--moves", "3", "--interval", "0.3", "--fetch")
+def test_the_live_bench_runs_at_a_tiny_size(tmp_path, migrated_sqlite):
+    [result] = bench(tmp_path, "--streams", "12", "--moves", "3", "--interval", "0.3", "--fetch",
+                     template=str(migrated_sqlite))
     assert result["open"] == 12 and result["statuses"] == {"200": 12}
     assert result["events"] >= 3 and result["exactly_once_in_order"] == 12
     assert result["delivery"]["n"] == 12 * result["events"]
