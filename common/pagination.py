@@ -9,7 +9,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 
 from common.errors import ServiceError
-from common.strict import digits
+from common.text import digits
 
 
 class Pages(PageNumberPagination):

@@ -74,10 +74,3 @@ class StrictInput(StrictTypes, serializers.Serializer):  # type: ignore[type-arg
 
 class StrictModelInput(StrictTypes, serializers.ModelSerializer):  # type: ignore[type-arg]
     pass
-
-
-def digits(text: str) -> bool:
-    """Whether ``text`` is one or more of the ASCII digits 0-9. ``str.isdigit`` also takes
-    superscripts ("¹", which ``int`` refuses: a 500 the fuzz stage found) and other scripts'
-    digits ("٣", which ``int`` reads as 3)."""
-    return text.isascii() and text.isdigit()

@@ -40,7 +40,8 @@ from accounts.services import user_set_email_mode, user_set_notifications
 from common.errors import Conflict, NotFound, ServiceError
 from common.pagination import Pages
 from common.schema import PatternCharField, errors
-from common.strict import StrictInput, StrictModelInput, digits
+from common.strict import StrictInput, StrictModelInput
+from common.text import digits
 from games.engine import DIRECTION_NAMES, Change, DiceChoice
 
 from . import api_enums, clock, plans, services, vacations

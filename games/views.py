@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.services import user_set_notifications
 from common.errors import ServiceError
-from common.strict import digits
+from common.text import digits
 from games.engine import DIRECTION_NAMES, Phase, Series
 
 from . import clock, plans, services, vacations

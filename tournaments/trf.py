@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from common.strict import digits
+from common.text import digits
 
 # result code: (points, a game over the board)
 RESULTS: dict[str, tuple[float, bool]] = {

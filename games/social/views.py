@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from common.errors import ServiceError
-from common.strict import digits
+from common.text import digits
 from games.models import Challenge, Game
 
 from . import services

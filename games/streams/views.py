@@ -53,7 +53,7 @@ from rest_framework.authtoken.models import Token
 
 from accounts.throttle import client_ip
 from common.middleware import use_players_language
-from common.strict import digits
+from common.text import digits
 from games.live import events as live
 from games.live.models import LiveEvent
 from games.models import Game
