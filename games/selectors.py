@@ -93,6 +93,8 @@ def ratings_of(user_ids: list[int]) -> dict[int, Rating]:
 
 
 MOVE_LIST_COLUMNS = ("game", "ply", "race", "seat", "kind", "termination", "notation", "planned")
+# a series' list of actions (games.payloads.action_entries: a roll's turn made for it is told by ``auto``)
+ACTION_LIST_COLUMNS = (*MOVE_LIST_COLUMNS, "auto")
 
 
 def history(game: Game, columns: tuple[str, ...] | None = None) -> list[Move]:
@@ -115,7 +117,9 @@ def detail_of(game: Game, seats: list[Seat], user: Any = None) -> dict[str, Any]
         return series_detail(game, seats, None, (), user)
     match = match_of(game, seats)
     assert isinstance(match, Series)
-    return series_detail(game, seats, match, history(game), user)
+    # only the columns its list of actions shows: all of a long series' rows, with their JSON, were
+    # most of an API read of it
+    return series_detail(game, seats, match, history(game, ACTION_LIST_COLUMNS), user)
 
 
 def rated_games_in_order() -> QuerySet[Game]:
