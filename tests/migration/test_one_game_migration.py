@@ -19,6 +19,7 @@ game's id); and what pointed at a series points at its game.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,9 @@ from rest_framework.test import APIClient
 HERE = Path(__file__).resolve().parent
 BEFORE = [("games", "0019_idempotent_series_actions")]
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# the world is made once for the module's tests (undoing and redoing the migrations takes some 20 s),
+# each test runs in a transaction rolled back at its end, and they run in one process (xdist)
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("one-game-migration")]
 
 
 def load_rows(apps: Any, rows: list[dict[str, Any]]) -> None:
@@ -65,8 +68,14 @@ def load_rows(apps: Any, rows: list[dict[str, Any]]) -> None:
             cursor.execute(sql)
 
 
-@pytest.fixture
-def world():
+@pytest.fixture(scope="module")
+def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str, Any]]:
+    with django_db_blocker.unblock():
+        yield migrated_world()
+        call_command("flush", interactive=False, verbosity=0)  # the next tests find the database as made
+
+
+def migrated_world() -> dict[str, Any]:
     data = json.loads((HERE / "old_world.json").read_text(encoding="utf-8"))
     executor = MigrationExecutor(connection)
     # the other apps as they are now (none of their migrations needs games past 0019), but for

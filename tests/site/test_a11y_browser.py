@@ -39,19 +39,22 @@ def test_axe_finds_no_serious_violation_and_the_turn_has_the_focus(live_server, 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         try:
-            for width, height in ((1280, 900), (390, 844)):
-                player = browser.new_context(viewport={"width": width, "height": height}).new_page()
-                visitor = browser.new_context(viewport={"width": width, "height": height}).new_page()
-                log_in(player, base, "anna")
-                for name, path, member in world["pages"]:
-                    if CHECKED is not None and name not in CHECKED:
-                        continue
-                    page = player if member else visitor
-                    page.goto(base + path, wait_until="load")
+            sizes = ((1280, 900), (390, 844))
+            player = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            visitor = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            log_in(player, base, "anna")
+            for name, path, member in world["pages"]:
+                if CHECKED is not None and name not in CHECKED:
+                    continue
+                page = player if member else visitor
+                page.set_viewport_size({"width": 1280, "height": 900})
+                page.goto(base + path, wait_until="load")
+                for width, height in sizes:  # loaded once, checked on a desk and, resized, on a phone
+                    page.set_viewport_size({"width": width, "height": height})
                     if found := serious(page):
                         problems[f"{name} ({path}) at {width}px"] = found
-                player.context.close()
-                visitor.context.close()
+            player.context.close()
+            visitor.context.close()
             assert problems == {}, "\n".join(f"{k}: {v}" for k, v in problems.items())
 
             # the skip link: the first Tab (on a page where no form takes the focus), visible when focused

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
+from typing import Any
 
 import pytest
 import time_machine
 from django.core import mail
-from django.test import Client
+from django.db import transaction
+from django.db.models import Model
+from django.test import Client, TestCase, override_settings
 from django.urls import reverse
 from django.utils import translation
 
@@ -30,7 +34,7 @@ from tournaments import services as swiss
 from tournaments import services_formats as formats
 from tournaments.models import Competition, Group
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("i18n-pages")]  # one process makes the world
 T0 = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)
 LANGUAGES = ["de", "it"]
 # common English words that are no German or Italian word: two in one piece of text make it English
@@ -100,8 +104,33 @@ def untranslated(english_pieces: list[str], translated_pieces: list[str]) -> lis
     return sorted({p for p in translated_pieces if p in seen and english(p)})
 
 
+FAST_HASHING = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # as tests/site/conftest.py's, for each test
+
+
+@pytest.fixture(scope="module")
+def world_rows(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str, tuple[type[Model], int]]]:
+    """The world, made once for the module (some 4 s) in a transaction that is rolled back after
+    its last test; each test runs inside it in a transaction of its own, rolled back too."""
+    from powerboats_site.celery import app
+
+    with django_db_blocker.unblock():
+        eager, app.conf.task_always_eager = app.conf.task_always_eager, True
+        try:
+            with transaction.atomic(), override_settings(PASSWORD_HASHERS=FAST_HASHING):
+                made = build_world()
+                yield {name: (type(row), row.pk) for name, row in made.items()}
+                transaction.set_rollback(True)
+        finally:
+            app.conf.task_always_eager = eager
+
+
 @pytest.fixture
-def world(eager, django_capture_on_commit_callbacks):
+def world(world_rows: dict[str, tuple[type[Model], int]], db: None, eager: None) -> dict[str, Any]:
+    """The module's world, its rows read afresh for each test (a test may change them)."""
+    return {name: model._default_manager.get(pk=pk) for name, (model, pk) in world_rows.items()}
+
+
+def build_world() -> dict[str, Any]:
     """Players, games (to move, waiting, over), a Swiss tournament, a round-robin and a Competition."""
     anna, bruno = make_user("anna"), make_user("bruno")
     for u in (anna, bruno):
@@ -123,14 +152,14 @@ def world(eager, django_capture_on_commit_callbacks):
         for u in entrants:
             swiss.tournament_register(user=u, tournament_id=swiss_t.pk)
             formats.round_robin_register(user=u, round_robin_id=rr.pk)
-    with django_capture_on_commit_callbacks(execute=True):
+    with TestCase.captureOnCommitCallbacks(execute=True):
         swiss.tournament_start(tournament_id=swiss_t.pk, now=T0)
         formats.round_robin_start(round_robin_id=rr.pk, now=T0)
     ladder = Competition.objects.create(name="Lega", group_size=5, break_days=3, season_days=60, rated=False)
     with time_machine.travel(T0, tick=False):
         for u in entrants:
             formats.competition_join(user=u, competition_id=ladder.pk)
-    with django_capture_on_commit_callbacks(execute=True):
+    with TestCase.captureOnCommitCallbacks(execute=True):
         formats.competition_start_season(competition_id=ladder.pk, now=T0 + timedelta(days=3))
     group = Group.objects.filter(round_robin=rr).first()
     season_group = Group.objects.filter(season__competition=ladder).first()
