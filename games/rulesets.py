@@ -25,7 +25,7 @@ from games.engine import SERIES_COLORS, GameState, Series
 from games.engine.match import Match
 
 from .models import Game, Move, Ruleset, Seat
-from .state import course_of, courses_of, playing, replay, state_of
+from .state import course_of, courses_of, playing, replay, replay_onward, state_of
 
 CACHE_SIZE = 256
 
@@ -90,11 +90,21 @@ class Boxed(Rules):
         key = (game.pk, game.dice_seed_sha256, game.ply)
         with self._lock:
             kept = self._kept.get(key)
+            # else the latest kept before it: an action another process made since (or, in a test,
+            # one whose transaction never commits, so its series was never kept) is replayed onto it
+            earlier = None if kept is not None else max(
+                (match for (pk, seed, ply), match in self._kept.items()
+                 if pk == game.pk and seed == game.dice_seed_sha256 and ply < game.ply),
+                key=lambda match: match.ply, default=None)
         if kept is not None:
             return kept
-        # the rows of the game as read (a row committed since, by another request, is not replayed)
-        rows = sorted((r for r in rows_where(Move, "game", [game.pk]) if r.ply < game.ply), key=lambda row: row.ply)
-        match = replay(game, seats, rows)
+        if earlier is not None:
+            after = Move.objects.filter(game_id=game.pk, ply__gte=earlier.ply, ply__lt=game.ply).order_by("ply")
+            match: Match = replay_onward(game, seats, earlier, list(after))
+        else:
+            # the rows of the game as read (a row committed since, by another request, is not replayed)
+            rows = sorted((r for r in rows_where(Move, "game", [game.pk]) if r.ply < game.ply), key=lambda row: row.ply)
+            match = replay(game, seats, rows)
         assert isinstance(match, Series)
         self.keep(game, match)
         return match

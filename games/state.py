@@ -395,10 +395,22 @@ def owner_match(owner: Owner) -> Match:
     return owner.series if isinstance(owner, EngineSeries) else owner.state
 
 
-def replay_owner(game: Game, seats: Sequence[Seat], rows: Sequence[Move], *, check: bool = False) -> Owner:
-    """The replay through the engine's owner of a game, which keeps what a record needs."""
+def replay_onward(game: Game, seats: Sequence[Seat], series: Series, rows: Sequence[Move]) -> Series:
+    """``series``, an earlier replay of this game's history (kept by a process), after ``rows``,
+    the history that follows it: what :func:`replay` of the whole history gives, since the
+    engine's series is immutable and each action a function of it and its row."""
+    players = {s.color: s.user.username for s in playing(seats)}
+    match = owner_match(replay_owner(game, seats, rows, owner=EngineSeries.resumed(series, players=players)))
+    assert isinstance(match, Series)
+    return match
+
+
+def replay_owner(game: Game, seats: Sequence[Seat], rows: Sequence[Move], *, check: bool = False,
+                 owner: Owner | None = None) -> Owner:
+    """The replay through the engine's owner of a game, which keeps what a record needs (or,
+    given an ``owner`` at some point of the history, the ``rows`` from there on)."""
     colors = [s.color for s in playing(seats)]
-    owner = new_owner(game, seats)
+    owner = owner if owner is not None else new_owner(game, seats)
     seed = bytes.fromhex(game.dice_seed) if check and game.dice_seed else None
     i = 0
     try:

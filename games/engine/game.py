@@ -78,6 +78,17 @@ class SeriesGame:
             raise ValueError("a series game starts with the series' first race")
         self.logs: list[RaceLog] = [RaceLog(series.races[0].ply)]
 
+    @classmethod
+    def resumed(cls, series: Series, players: Mapping[str, str] | None = None) -> SeriesGame:
+        """A series game that goes on from ``series`` at any point (an earlier replay that a
+        process kept: games.rulesets): its series after what it is told is the whole history's,
+        but it logs only what it is told from there, so it writes no record (one from the
+        series' start does)."""
+        game = cls.__new__(cls)
+        game.series, game.players = series, dict(players or {})
+        game.logs = [RaceLog(race.ply) for race in series.races]
+        return game
+
     def fork(self) -> SeriesGame:
         """A series game of its own at the same point: the series is immutable and the logs are
         copied, so that what one is told never shows in the other (a process keeps a replay that

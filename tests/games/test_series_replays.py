@@ -12,6 +12,7 @@ import threading
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.engine import Change, DiceChoice, Phase
@@ -227,3 +228,32 @@ def test_kept_series_are_shared_by_threads_without_losing_one():
         t.join()
     assert errors == []
     assert len(BOXED._kept) <= CACHE_SIZE
+
+
+def test_a_series_missing_from_the_kept_ones_is_replayed_onward_from_the_latest_kept_before_it(
+        django_assert_num_queries):
+    """An action another process made (or one whose transaction a test never commits) was not
+    kept here: the series is replayed from the latest kept before it, only the rows after that
+    read, and it is the whole history's replay at every ply."""
+    series = started()
+    seats = seats_of(series)
+    play(series.pk, seed=3, stop=lambda engine: engine.ply >= 40)
+    series.refresh_from_db()
+    end = series.ply
+    BOXED.forget()
+    at = {}
+    for ply in (10, 11, 25, end):
+        series.ply = ply  # the game as it was read at that ply
+        with django_assert_num_queries(1):  # the rows after the kept one (the first: the whole history)
+            at[ply] = match_of(series, seats)
+    for ply, match in at.items():
+        assert match.ply == ply and match == replayed(series, ply), ply
+    # the onward replay reads only the rows after the kept series
+    BOXED.forget()
+    series.ply = 10
+    match_of(series, seats)
+    series.ply = end
+    with CaptureQueriesContext(connection) as read:
+        assert match_of(series, seats) == at[end]
+    [query] = read.captured_queries
+    assert '"ply" >= 10' in query["sql"] and f'"ply" < {end}' in query["sql"], query["sql"]
