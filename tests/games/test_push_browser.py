@@ -219,17 +219,25 @@ def test_a_push_arrives_for_the_opponents_move_and_none_for_a_move_watched_live(
             page.wait_for_timeout(100)
         registration = next(r for r in registrations if r["scopeURL"] == f"{BASE}/")
         assert page.evaluate("navigator.serviceWorker.ready.then(() => true)")  # active, so the push is not dropped
-        client.send("ServiceWorker.deliverPushMessage", {"origin": BASE, "registrationId": registration["registrationId"],
-                                                          "data": json.dumps(note)})
-        shown = page.evaluate("""async () => {
-            const reg = await navigator.serviceWorker.ready;
-            for (let i = 0; i < 200; i++) {  // up to 20 s (a CI run under load saw none within 5 s)
-                const shown = await reg.getNotifications();
-                if (shown.length) return shown.map((n) => ({title: n.title, tag: n.tag, body: n.body, url: n.data.url}));
-                await new Promise((r) => setTimeout(r, 100));
-            }
-            return [];
-        }""")
+        # what is tested is that the service worker shows what it is sent; Chromium's DevTools delivery
+        # is the stand-in for the push service, and under load it once left no trace within 20 s
+        # (a CI run, twice): it is sent again, up to three times, each followed by 10 s of looking
+        shown: list[dict[str, Any]] = []
+        for _ in range(3):
+            registration = [r for r in registrations if r["scopeURL"] == f"{BASE}/"][-1]  # the latest word on it
+            client.send("ServiceWorker.deliverPushMessage", {"origin": BASE, "data": json.dumps(note),
+                                                              "registrationId": registration["registrationId"]})
+            shown = page.evaluate("""async () => {
+                const reg = await navigator.serviceWorker.ready;
+                for (let i = 0; i < 100; i++) {
+                    const shown = await reg.getNotifications();
+                    if (shown.length) return shown.map((n) => ({title: n.title, tag: n.tag, body: n.body, url: n.data.url}));
+                    await new Promise((r) => setTimeout(r, 100));
+                }
+                return [];
+            }""")
+            if shown:
+                break
         assert shown == [{"title": note["title"], "tag": note["tag"], "body": note["body"], "url": note["url"]}]
 
         # ann has the game's page open: she places and takes her turn, then bob takes his, which
