@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -135,15 +136,30 @@ def output_dir() -> Path:
 
 
 
-@pytest.fixture
-def eager():
-    """Celery runs tasks in the calling thread (as on_commit callbacks, when those are executed)."""
+@contextmanager
+def _tasks_in_this_thread() -> Iterator[None]:
     from powerboats_site.celery import app
 
     old = app.conf.task_always_eager
     app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = old
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = old
+
+
+@pytest.fixture
+def eager() -> Iterator[None]:
+    """Celery runs tasks in the calling thread (as on_commit callbacks, when those are executed)."""
+    with _tasks_in_this_thread():
+        yield
+
+
+@pytest.fixture(scope="module")
+def eager_for_the_module() -> Iterator[None]:
+    """As ``eager``, for the data a module-scoped fixture makes."""
+    with _tasks_in_this_thread():
+        yield
 
 
 @pytest.fixture(scope="session")

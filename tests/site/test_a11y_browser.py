@@ -39,26 +39,26 @@ def test_axe_finds_no_serious_violation_and_the_turn_has_the_focus(live_server, 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         try:
-            sizes = ((1280, 900), (390, 844))
-            player = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-            visitor = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            desk, phone = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
+            player = browser.new_context(viewport=desk).new_page()
+            visitor = browser.new_context(viewport=desk).new_page()
             log_in(player, base, "anna")
             for name, path, member in world["pages"]:
                 if CHECKED is not None and name not in CHECKED:
                     continue
                 page = player if member else visitor
-                page.set_viewport_size({"width": 1280, "height": 900})
+                page.set_viewport_size(desk)
                 page.goto(base + path, wait_until="load")
-                for width, height in sizes:  # loaded once, checked on a desk and, resized, on a phone
-                    page.set_viewport_size({"width": width, "height": height})
+                for size in (desk, phone):  # loaded once, checked on a desk and, resized, on a phone
+                    page.set_viewport_size(size)
                     if found := serious(page):
-                        problems[f"{name} ({path}) at {width}px"] = found
+                        problems[f"{name} ({path}) at {size['width']}px"] = found
             player.context.close()
             visitor.context.close()
             assert problems == {}, "\n".join(f"{k}: {v}" for k, v in problems.items())
 
             # the skip link: the first Tab (on a page where no form takes the focus), visible when focused
-            page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+            page = browser.new_context(viewport=phone).new_page()
             log_in(page, base, "anna")
             watched = next(path for name, path, _ in world["pages"] if name == "game: watched")
             page.goto(base + watched, wait_until="load")

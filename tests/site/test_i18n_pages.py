@@ -20,7 +20,7 @@ import time_machine
 from django.core import mail
 from django.db import transaction
 from django.db.models import Model
-from django.test import Client, TestCase, override_settings
+from django.test import Client, TestCase
 from django.urls import reverse
 from django.utils import translation
 
@@ -104,24 +104,15 @@ def untranslated(english_pieces: list[str], translated_pieces: list[str]) -> lis
     return sorted({p for p in translated_pieces if p in seen and english(p)})
 
 
-FAST_HASHING = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # as tests/site/conftest.py's, for each test
-
-
 @pytest.fixture(scope="module")
-def world_rows(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str, tuple[type[Model], int]]]:
+def world_rows(django_db_setup: None, django_db_blocker: Any, eager_for_the_module: None,
+               fast_password_hashing_for_the_module: None) -> Iterator[dict[str, tuple[type[Model], int]]]:
     """The world, made once for the module (some 4 s) in a transaction that is rolled back after
     its last test; each test runs inside it in a transaction of its own, rolled back too."""
-    from powerboats_site.celery import app
-
-    with django_db_blocker.unblock():
-        eager, app.conf.task_always_eager = app.conf.task_always_eager, True
-        try:
-            with transaction.atomic(), override_settings(PASSWORD_HASHERS=FAST_HASHING):
-                made = build_world()
-                yield {name: (type(row), row.pk) for name, row in made.items()}
-                transaction.set_rollback(True)
-        finally:
-            app.conf.task_always_eager = eager
+    with django_db_blocker.unblock(), transaction.atomic():
+        made = build_world()
+        yield {name: (type(row), row.pk) for name, row in made.items()}
+        transaction.set_rollback(True)
 
 
 @pytest.fixture
