@@ -88,6 +88,7 @@
     const atEnd = moves && moves.scrollTop + moves.clientHeight >= moves.scrollHeight - 8;
     const atTop = moves && moves.scrollTop <= 8;
     const before = shownPly();
+    const y = window.scrollY;
     window.Idiomorph.morph(old, fresh, {
       ignoreActiveValue: true,
       callbacks: {
@@ -104,6 +105,11 @@
     }
     if (doc.title) document.title = doc.title; // a whole page (the series'); a part has none
     document.dispatchEvent(new CustomEvent("live:applied"));
+    // the reader's place in the page, as it was: the browser's own scroll anchoring follows one node
+    // through the morph and, when that node was replaced or the page was briefly shorter (the clock's
+    // countdown is filled in by game.js only now), leaves them elsewhere; a page that got shorter
+    // leaves them at its end
+    if (window.scrollY !== y) window.scrollTo(0, y);
     if (shownPly() !== before) say();
     const now = root();
     if (now && now.hasAttribute("data-live-over")) stop();

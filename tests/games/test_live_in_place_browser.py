@@ -20,6 +20,15 @@ from .test_series_live_browser import log_in
 
 MARK = "() => { window.__liveMarker = 'set before the move'; }"
 STILL = "() => window.__liveMarker === 'set before the move'"
+SCROLL_LOG = """{
+    window.__scrollLog = [];
+    const note = (why) => { const g = document.getElementById('game');
+        window.__scrollLog.push([why, Math.round(performance.now()), window.scrollY,
+                                 document.documentElement.scrollHeight, g && g.dataset.ply]); };
+    window.addEventListener('scroll', () => note('scroll'));
+    document.addEventListener('live:applied', () => note('applied'));
+    addEventListener('DOMContentLoaded', () => new ResizeObserver(() => note('resize')).observe(document.documentElement));
+}"""
 
 
 def shown(page: Any) -> dict[str, Any]:
@@ -81,6 +90,9 @@ def test_a_move_is_applied_in_place_on_the_opponents_and_the_spectators_pages(si
             replayer = browser.new_context(**desktop).new_page()  # a spectator replaying an earlier position
             log_in(ann, "ann_in_place")
             log_in(bob, "bob_in_place")
+            # what moved the spectator's page, should their place be lost: each scroll, each change of
+            # the page's height and each move applied, with the time, scrollY, the height and the ply
+            watcher.add_init_script(SCROLL_LOG)
             for page in (ann, bob, watcher):
                 page.goto(url)
 
@@ -121,11 +133,12 @@ def test_a_move_is_applied_in_place_on_the_opponents_and_the_spectators_pages(si
                     assert now["moves"] >= was[name]["moves"] and now["movesText"] != was[name]["movesText"], \
                         f"{name}'s move list did not change"
                     if name == "spectator":
-                        print(name, was[name]["scrollY"], now["scrollY"])
+                        log = page.evaluate("() => window.__scrollLog.splice(0)")
                         # where they were: the same place, or the page's end when they read its end and
                         # the page got shorter (a game's result replaces its clock)
                         assert abs(now["scrollY"] - was[name]["scrollY"]) <= 2 or \
-                            (was[name]["bottom"] and now["bottom"]), "the spectator keeps reading where they were"
+                            (was[name]["bottom"] and now["bottom"]), \
+                            f"the spectator keeps reading where they were: {was[name]} {now} {log}"
                     if name == "replaying spectator":
                         assert now["replay"].startswith(("after 1 of", "nach 1 von", "dopo 1 di")), now["replay"]
                         assert "at=1" in page.url, "still replaying the position they chose"
