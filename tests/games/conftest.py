@@ -1,4 +1,16 @@
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+
+from .live_site import serve
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> Iterator[str]:
+    """The site as bin/run serves it, for the live tests (tests/games/live_site.py): its address."""
+    with serve(tmp_path_factory.mktemp("live-var"), migrated_sqlite) as base:
+        yield base
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .test_live import BASE, CHROMIUM_ARGS, settled, sign_up, site, wait_until  # noqa: F401 (site: the fixture)
+from .test_live import CHROMIUM_ARGS, settled, sign_up, wait_until
 
 
 def danger(page: Any) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def take_turn(page: Any) -> None:
 @pytest.mark.browser
 @pytest.mark.parametrize(("language", "viewport"), [("en", (390, 844)), ("en", (1280, 900)), ("de", (390, 844)),
                                                     ("it", (1280, 900))])
-def test_a_newcomers_first_game_shows_the_danger_before_every_roll(site, output_dir, monkeypatch,  # noqa: F811
+def test_a_newcomers_first_game_shows_the_danger_before_every_roll(site, output_dir, monkeypatch,
                                                                    language, viewport):
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("no /usr/bin/chromium")

@@ -1,7 +1,8 @@
 """Live updates (issue 13, docs/live.md) end to end on the embedded default, served as bin/run
 serves it: uvicorn with the ASGI app (two worker processes) and a Celery worker on the folder
 broker, over a fresh SQLite database in a temporary var/ — so a house bot's move is made in
-another process than the one that streams it to the page.
+another process than the one that streams it to the page (the ``site`` fixture,
+tests/games/live_site.py, shared with the other live modules).
 
 * the API's NDJSON streams (lichess-style user events; a game's moves), resuming with
   Last-Event-ID, and their refusals;
@@ -12,73 +13,22 @@ another process than the one that streams it to the page.
 from __future__ import annotations
 
 import json
-import os
 import queue
-import signal
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.sqlite_copy import copy_sqlite
+from .live_site import BASE
 
-ROOT = Path(__file__).resolve().parents[2]
-# one site per xdist worker (gw0, gw1, …), each on its own port
-PORT = int(os.environ.get("LIVE_TEST_PORT", "8114")) + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
-BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "sea-spray-and-salt-42"
-# the tests here without a browser use the same site (module-scoped): with the browser tests, on
-# one xdist worker, so that a second site is not started on the other
+# the tests here without a browser use the same site (the ``site`` fixture, tests/games/live_site.py):
+# with the browser tests, on one xdist worker, so that a second site is not started on the other
 pytestmark = pytest.mark.xdist_group("browser")
-
-
-def _env(var: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL",
-                                                             "DJANGO_SETTINGS_MODULE")}
-    env.update(POWERBOATS_VAR_DIR=str(var), SITE_URL=BASE, ALLOWED_HOSTS="127.0.0.1,localhost", DEBUG="false",
-               LOG_LEVEL="WARNING", EMAIL_URL="memorymail://", SECRET_KEY="live-test-not-secret",
-               DJANGO_SETTINGS_MODULE="powerboats_site.settings")
-    return env
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> Iterator[str]:
-    var = tmp_path_factory.mktemp("live-var")
-    env = _env(var)
-    python = sys.executable
-    copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
-    log = (var / "site.log").open("wb")
-    web = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
-                            "--port", str(PORT), "--workers", "2", "--no-proxy-headers", "--timeout-graceful-shutdown", "1",
-                            "--log-level", "warning"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    worker = subprocess.Popen([python, "-m", "celery", "-A", "powerboats_site", "worker", "--concurrency", "1",
-                               "--loglevel", "WARNING", "--pool", "solo"], cwd=ROOT, env=env, stdout=log,
-                              stderr=subprocess.STDOUT)
-    try:
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(f"{BASE}/health/", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            raise AssertionError((var / "site.log").read_text())
-        yield BASE
-    finally:
-        for process in (web, worker):
-            process.send_signal(signal.SIGTERM)
-        for process in (web, worker):
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
 
 
 def api(method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:

@@ -1,5 +1,5 @@
 """No dead ends (issue 24), live, in Chromium against the site as bin/run serves it (the ``site``
-fixture of tests/games/test_live.py):
+fixture of tests/games/conftest.py):
 
 * the challenger waiting in the lobby is taken to the game the moment their challenge is
   accepted (before: the challenge vanished from the list, with no word and no link);
@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from .test_live import BASE, CHROMIUM_ARGS, account, api, site  # noqa: F401 (site: the fixture)
+from .test_live import BASE, CHROMIUM_ARGS, account, api
 from .test_series_live_browser import log_in
 
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_the_challenger_in_the_lobby_lands_in_the_game_and_a_rematch_appears_live(site, output_dir,  # noqa: F811
+def test_the_challenger_in_the_lobby_lands_in_the_game_and_a_rematch_appears_live(site, output_dir,
                                                                                    monkeypatch):
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("no /usr/bin/chromium")

@@ -1,5 +1,5 @@
 """Moves applied in place (issue 22, docs/live.md), in Chromium against the site as bin/run serves
-it (the ``site`` fixture of tests/games/test_live.py: uvicorn with two workers, a Celery worker,
+it (the ``site`` fixture of tests/games/conftest.py: uvicorn with two workers, a Celery worker,
 SQLite). Ann moves on her game page; Bob's page (her opponent), a spectator's page on a phone
 scrolled down to the move list, and a spectator replaying an earlier position each show the move
 without a navigation: the same document (a marker set on each page before the move is still
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .test_live import BASE, CHROMIUM_ARGS, account, act, api, site  # noqa: F401 (site: the fixture)
+from .test_live import BASE, CHROMIUM_ARGS, account, act, api
 from .test_series_live_browser import log_in
 
 MARK = "() => { window.__liveMarker = 'set before the move'; }"
@@ -64,7 +64,7 @@ def wait_for(page: Any, ply: int, timeout: float = 5.0) -> float:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_a_move_is_applied_in_place_on_the_opponents_and_the_spectators_pages(site, output_dir,  # noqa: F811
+def test_a_move_is_applied_in_place_on_the_opponents_and_the_spectators_pages(site, output_dir,
                                                                             monkeypatch):
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("no /usr/bin/chromium")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_live import BASE, CHROMIUM_ARGS, PASSWORD, account, api, site  # noqa: F401 (site: the fixture)
+from .test_live import BASE, CHROMIUM_ARGS, PASSWORD, account, api
 
 
 def place(game_id: int, token: str) -> None:
@@ -36,7 +36,7 @@ def take_turn(game_id: int, token: str) -> None:
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize(("size", "viewport"), [("desktop", (1280, 900)), ("phone", (390, 844))])
-def test_a_plan_made_on_the_page_is_played_by_the_site_and_shown_live(site, output_dir, size, viewport):  # noqa: F811
+def test_a_plan_made_on_the_page_is_played_by_the_site_and_shown_live(site, output_dir, size, viewport):
     from playwright.sync_api import sync_playwright
 
     me, other = f"planner_{size}", f"thinker_{size}"

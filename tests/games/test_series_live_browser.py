@@ -1,6 +1,6 @@
 """Live series pages (issues 16 and 22, docs/live.md) end to end, as bin/run serves them: uvicorn
 (two worker processes) and a Celery worker on the folder broker over a fresh SQLite database
-(the ``site`` fixture of tests/games/test_live.py). Ann and Bob play a three-seat series with a
+(the ``site`` fixture of tests/games/conftest.py). Ann and Bob play a three-seat series with a
 house bot through the API (/api/games/: a series is a game); Bob's series page, open in Chromium,
 shows each action of Ann's and
 each answer of the bot (moved by the worker, another process) without a reload by hand, applied
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .test_live import BASE as LIVE_BASE
-from .test_live import CHROMIUM_ARGS, PASSWORD, account, api, site  # noqa: F401 (site: the fixture)
+from .test_live import CHROMIUM_ARGS, PASSWORD, account, api
 
 
 def log_in(page: Any, name: str) -> None:
@@ -70,7 +70,7 @@ def act(game_id: int, token: str) -> dict[str, Any]:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_the_other_players_and_the_bots_actions_reach_an_open_series_page_live(site, output_dir,  # noqa: F811
+def test_the_other_players_and_the_bots_actions_reach_an_open_series_page_live(site, output_dir,
                                                                                 monkeypatch):
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("no /usr/bin/chromium")
