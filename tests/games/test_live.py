@@ -12,8 +12,10 @@ tests/games/live_site.py, shared with the other live modules).
 
 from __future__ import annotations
 
+import http.client
 import json
 import queue
+import socket
 import threading
 import time
 import urllib.error
@@ -23,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from .live_site import BASE
+from .live_site import BASE, PORT
 
 PASSWORD = "sea-spray-and-salt-42"
 # the tests here without a browser use the same site (the ``site`` fixture, tests/games/live_site.py):
@@ -58,7 +60,11 @@ class Listener:
         headers = {"Authorization": f"Token {token}"}
         if last_event_id is not None:
             headers["Last-Event-ID"] = str(last_event_id)
-        self.response = urllib.request.urlopen(urllib.request.Request(BASE + path, headers=headers), timeout=30)
+        connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+        connection.request("GET", path, headers=headers)
+        self.socket = connection.sock  # before the response, which may take it over
+        self.response = connection.getresponse()
+        assert self.response.status == 200, (self.response.status, self.response.read())
         assert self.response.headers["Content-Type"] == "application/x-ndjson"
         self.lines: queue.Queue[tuple[float, Any]] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -79,6 +85,9 @@ class Listener:
                 return at, line
 
     def close(self) -> None:
+        """As a client that leaves: the connection is shut at once (closing the response alone
+        waited, 15 s, for the reading thread's next line: the stream's keep-alive)."""
+        self.socket.shutdown(socket.SHUT_RDWR)
         self.response.close()
 
 
