@@ -31,7 +31,7 @@ def site_env(var: Path) -> dict[str, str]:
                                                              "DJANGO_SETTINGS_MODULE")}
     env.update(POWERBOATS_VAR_DIR=str(var), SITE_URL=BASE, ALLOWED_HOSTS="127.0.0.1,localhost", DEBUG="false",
                LOG_LEVEL="WARNING", EMAIL_URL="memorymail://", SECRET_KEY="live-test-not-secret",
-               DJANGO_SETTINGS_MODULE="powerboats_site.settings")
+               DJANGO_SETTINGS_MODULE="tests.fast_hashing_settings")
     return env
 
 

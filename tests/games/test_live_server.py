@@ -49,7 +49,7 @@ def _env(var: Path, port: int) -> dict[str, str]:
     env.update(POWERBOATS_VAR_DIR=str(var), SITE_URL=f"http://127.0.0.1:{port}", DEBUG="false",
                ALLOWED_HOSTS="127.0.0.1", LOG_LEVEL="WARNING", EMAIL_URL="memorymail://",
                SECRET_KEY="live-server-test-not-secret", CELERY_BROKER_URL="memory://",
-               DJANGO_SETTINGS_MODULE="powerboats_site.settings", **LIMITS)
+               DJANGO_SETTINGS_MODULE="tests.fast_hashing_settings", **LIMITS)
     return env
 
 

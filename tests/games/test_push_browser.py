@@ -56,7 +56,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, stand_in: PushService, migrat
                                                              "DJANGO_SETTINGS_MODULE")}
     env.update(POWERBOATS_VAR_DIR=str(var), SITE_URL=BASE, ALLOWED_HOSTS="127.0.0.1,localhost", DEBUG="false",
                LOG_LEVEL="WARNING", EMAIL_URL="memorymail://", SECRET_KEY="push-test-not-secret",
-               DJANGO_SETTINGS_MODULE="powerboats_site.settings", PUSH_SERVICES=stand_in.url,
+               DJANGO_SETTINGS_MODULE="tests.fast_hashing_settings", PUSH_SERVICES=stand_in.url,
                YOUR_TURN_PUSH_DELAY=str(HOLD))
     python = sys.executable
     copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
