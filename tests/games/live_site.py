@@ -4,7 +4,8 @@ database in a temporary var/, so that a house bot's move is made in another proc
 that streams it to the page. One per run and xdist worker (the ``site`` fixture of
 tests/games/conftest.py): the live modules share it, each with players of its own, as players
 share the real site; starting it took some 5 s of CPU and stopping it 4 s (the Celery worker's
-warm shutdown), once per module before."""
+warm shutdown), once per module before. The push test serves its own (``serve``: another port,
+its push service) with the same code."""
 
 from __future__ import annotations
 
@@ -26,38 +27,41 @@ PORT = int(os.environ.get("LIVE_TEST_PORT", "8114")) + int(os.environ.get("PYTES
 BASE = f"http://127.0.0.1:{PORT}"
 
 
-def site_env(var: Path) -> dict[str, str]:
+def site_env(var: Path, base: str = BASE, **settings: str) -> dict[str, str]:
+    """The environment of a site on ``base`` with its var/ in ``var``, and any other settings."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL",
                                                              "DJANGO_SETTINGS_MODULE")}
-    env.update(POWERBOATS_VAR_DIR=str(var), SITE_URL=BASE, ALLOWED_HOSTS="127.0.0.1,localhost", DEBUG="false",
+    env.update(POWERBOATS_VAR_DIR=str(var), SITE_URL=base, ALLOWED_HOSTS="127.0.0.1,localhost", DEBUG="false",
                LOG_LEVEL="WARNING", EMAIL_URL="memorymail://", SECRET_KEY="live-test-not-secret",
-               DJANGO_SETTINGS_MODULE="tests.fast_hashing_settings")
+               DJANGO_SETTINGS_MODULE="tests.fast_hashing_settings", **settings)
     return env
 
 
 @contextmanager
-def serve(var: Path, migrated_sqlite: Path) -> Iterator[str]:
-    """The site on ``BASE`` over a copy of ``migrated_sqlite`` (tests/conftest.py), until the end."""
-    env = site_env(var)
+def serve(var: Path, migrated_sqlite: Path, port: int = PORT, web_workers: int = 2, **settings: str) -> Iterator[str]:
+    """The site on ``port`` (its address) over a copy of ``migrated_sqlite`` (tests/conftest.py),
+    with any other ``settings``, until the end; what it logged is in ``var``/site.log."""
+    base = f"http://127.0.0.1:{port}"
+    env = site_env(var, base, **settings)
     python = sys.executable
     copy_sqlite(migrated_sqlite, var / "db.sqlite3")
     log = (var / "site.log").open("wb")
     web = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
-                            "--port", str(PORT), "--workers", "2", "--no-proxy-headers", "--timeout-graceful-shutdown", "1",
-                            "--log-level", "warning"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+                            "--port", str(port), "--workers", str(web_workers), "--no-proxy-headers",
+                            "--timeout-graceful-shutdown", "1", "--log-level", "warning"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     worker = subprocess.Popen([python, "-m", "celery", "-A", "powerboats_site", "worker", "--concurrency", "1",
                                "--loglevel", "WARNING", "--pool", "solo"], cwd=ROOT, env=env, stdout=log,
                               stderr=subprocess.STDOUT)
     try:
         for _ in range(150):
             try:
-                urllib.request.urlopen(f"{BASE}/health/", timeout=1).read()
+                urllib.request.urlopen(f"{base}/health/", timeout=1).read()
                 break
             except OSError:
                 time.sleep(0.2)
         else:
             raise AssertionError((var / "site.log").read_text())
-        yield BASE
+        yield base
     finally:
         for process in (web, worker):
             process.send_signal(signal.SIGTERM)

@@ -17,9 +17,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -30,11 +27,11 @@ from typing import Any
 import pytest
 
 from tests.push_service import PushService
-from tests.sqlite_copy import copy_sqlite
+
+from .live_site import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
 PORT = int(os.environ.get("PUSH_TEST_PORT", "8127")) + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "sea-spray-and-salt-42"
@@ -51,43 +48,14 @@ def stand_in() -> Iterator[PushService]:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, stand_in: PushService, migrated_sqlite: Path) -> Iterator[str]:
+    """The site as bin/run serves it (tests/games/live_site.py: one web worker here), its pushes
+    sent to the stand-in, a your-turn push held ``HOLD`` s; nothing it logged is a traceback."""
     var = tmp_path_factory.mktemp("push-var")
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL",
-                                                             "DJANGO_SETTINGS_MODULE")}
-    env.update(POWERBOATS_VAR_DIR=str(var), SITE_URL=BASE, ALLOWED_HOSTS="127.0.0.1,localhost", DEBUG="false",
-               LOG_LEVEL="WARNING", EMAIL_URL="memorymail://", SECRET_KEY="push-test-not-secret",
-               DJANGO_SETTINGS_MODULE="tests.fast_hashing_settings", PUSH_SERVICES=stand_in.url,
-               YOUR_TURN_PUSH_DELAY=str(HOLD))
-    python = sys.executable
-    copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
-    log = (var / "site.log").open("wb")
-    web = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
-                            "--port", str(PORT), "--workers", "1", "--no-proxy-headers",
-                            "--timeout-graceful-shutdown", "1", "--log-level", "warning"],
-                           cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    worker = subprocess.Popen([python, "-m", "celery", "-A", "powerboats_site", "worker", "--concurrency", "1",
-                               "--loglevel", "WARNING", "--pool", "solo"], cwd=ROOT, env=env, stdout=log,
-                              stderr=subprocess.STDOUT)
-    try:
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(f"{BASE}/health/", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            raise AssertionError((var / "site.log").read_text())
-        yield BASE
-    finally:
-        for process in (web, worker):
-            process.send_signal(signal.SIGTERM)
-        for process in (web, worker):
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        text = (var / "site.log").read_text(errors="replace")
-        assert "Traceback" not in text, text[-4000:]
+    with serve(var, migrated_sqlite, port=PORT, web_workers=1, PUSH_SERVICES=stand_in.url,
+               YOUR_TURN_PUSH_DELAY=str(HOLD)) as base:
+        yield base
+    text = (var / "site.log").read_text(errors="replace")
+    assert "Traceback" not in text, text[-4000:]
 
 
 def api(method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
