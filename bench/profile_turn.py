@@ -51,6 +51,9 @@ def main() -> None:
     var = Path(os.environ.get("BENCH_VAR_DIR", str(ROOT / "var" / "bench-http")))  # as bench/http.py
     os.environ.setdefault("POWERBOATS_VAR_DIR", str(var))
     os.environ["LOG_LEVEL"] = "WARNING"
+    # the settings bench/http.py serves with: its sessions are signed with its key (another key
+    # makes every session "corrupted" and every page a visitor's)
+    os.environ.update(SECRET_KEY="bench-http-not-secret", DEBUG="false", ALLOWED_HOSTS="127.0.0.1,localhost")
     sys.path.insert(0, str(ROOT))
     import django
     from django.conf import settings
@@ -113,9 +116,14 @@ def main() -> None:
         assert response.status_code == 200, response.content[:300]
         return response.json() if response.get("Content-Type", "").startswith("application/json") else {}
 
-    # warm up: imports, connections, caches
-    for game in games[:20]:
-        get(game, 0)
+    # warm up: imports, connections, and the per-process caches of courses and board drawings
+    # as a server's processes have them after the benchmark's first seconds (every game seen)
+    for game in games if args.scenario == "html" else games[:20]:
+        if args.scenario == "html":
+            client.cookies["sessionid"] = game["sessions"][0]
+            client.get(f"/games/{game['id']}/")
+        else:
+            get(game, 0)
     done = 0
     order = games[:]
     rng.shuffle(order)

@@ -1,7 +1,9 @@
 from typing import Any
 
 from django import template
-from django.utils.translation import gettext, pgettext, pgettext_lazy
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 
 from games.reasons import clock_text, color_name, result_of
 
@@ -115,6 +117,78 @@ def outcome_kind(option: dict[str, object]) -> str:
         if option.get(kind):
             return kind
     return "buoy" if option.get("rounded") else "safe"
+
+
+def _fixed_words() -> dict[str, str]:
+    """The danger table's words that do not depend on a cell, in the active language, escaped."""
+    why, barred = escape(gettext("not allowed: another direction goes further (R7)")), escape(gettext("not allowed"))
+    return {
+        "barred": f'<td class="way barred"><span title="{why}">{barred}</span></td>',
+        "sinks": escape(gettext("sinks!")),
+        "finishes": escape(gettext("finishes!")),
+    }
+
+
+def _way_cell(option: dict[str, Any], fixed: dict[str, str]) -> str:
+    """One direction's cell of the danger table: what it would do (R7–R12)."""
+    if not option.get("allowed"):
+        return fixed["barred"]
+    if option.get("sinks"):
+        words = fixed["sinks"]
+    elif option.get("crash"):
+        words = gettext("crash +%(damage)s") % {"damage": escape(option["damage"])}
+    elif option.get("finishes"):
+        words = fixed["finishes"]
+    else:
+        words = ngettext("%(cells)s cell", "%(cells)s cells", option["reach"]) % {"cells": escape(option["reach"])}
+    rounded = option.get("rounded") or []
+    if rounded and not option.get("sinks"):
+        buoys = " &amp; ".join(escape(b) for b in rounded)
+        words += "<small>" + ngettext("rounds buoy %(buoys)s", "rounds buoys %(buoys)s", len(rounded)) % {"buoys": buoys} + "</small>"
+    return f'<td class="way {outcome_kind(option)}">{words}</td>'
+
+
+def _way_labels(way_choices: Any) -> list[tuple[str, str]]:
+    """The plan's ways with their words in the active language, escaped (looked up once a table)."""
+    return [(str(escape(value)), str(escape(str(label)))) for value, label in way_choices]
+
+
+def _way_options(labels: list[tuple[str, str]], chosen: str) -> str:
+    return "".join(f'<option value="{value}"{" selected" if value == chosen else ""}>{label}</option>'
+                   for value, label in labels)
+
+
+@register.simple_tag
+def danger_rows(outcomes: list[dict[str, Any]], planning: bool = False, way_choices: Any = ()) -> SafeString:
+    """The danger table's rows (templates/games/_danger.html): for each total, its three directions
+    and, on the plan panel, the way chosen for it. Written here rather than as template loops,
+    which cost ~1.5 ms a page for the nine to twelve totals and their options (bench/http.py)."""
+    rows = []
+    labels = _way_labels(way_choices) if planning else []
+    fixed = _fixed_words()
+    plan_for = gettext("Your plan for a total of %(total)s")
+    for row in outcomes:
+        total = escape(row["total"])
+        forced = "" if row["forced"] is None else escape(row["forced"])
+        cells = "".join(_way_cell(o, fixed) for o in by_turn(row["options"]))
+        plan = ""
+        if planning:
+            label = escape(plan_for % {"total": row["total"]})
+            plan = (f'<td class="plan-way"><select name="way_{total}" aria-label="{label}">'
+                    f'{_way_options(labels, escape(row["way"]))}</select></td>')
+        rows.append(f'\n      <tr data-total="{total}" data-forced="{forced}">\n        <th scope="row">{total}</th>'
+                    f'<td class="chance">–</td>\n        {cells}\n        {plan}\n      </tr>\n    ')
+    return mark_safe("".join(rows))  # every value above is escaped
+
+
+@register.simple_tag
+def plan_then_ways(rows: list[tuple[int, str]], way_choices: Any) -> SafeString:
+    """The plan panel's ways for the turn after (templates/games/_plan.html): a choice per total."""
+    labels = _way_labels(way_choices)
+    words = gettext("total %(total)s")
+    return mark_safe("".join(  # every value is escaped
+        f'\n        <label>{escape(words % {"total": total})} <select name="then_way_{escape(total)}">'
+        f'{_way_options(labels, escape(way))}</select></label>\n      ' for total, way in rows))
 
 
 @register.simple_tag

@@ -119,3 +119,39 @@ def test_the_api_gives_the_danger_to_the_player_about_to_choose_dice(client):
     assert all(set(c["risk"]) == {"crash", "sinks"} and 0 <= c["risk"]["sinks"] <= c["risk"]["crash"] <= 1
                for c in dice["choices"])
     assert all(len(row["options"]) == 3 for row in dice["outcomes"])
+
+
+def test_the_tables_rows_say_each_outcome_in_the_players_language_and_keep_the_plans_way():
+    """The danger table's rows as the page shows them (games_extras.danger_rows, written in Python
+    for speed: docs/performance.md): per total its forced outcome, the three directions in the
+    order 60° left, straight on, 60° right, in the player's language, every value escaped; on the
+    plan panel a way per total with the plan's way selected."""
+    from django.utils import translation
+
+    from games.templatetags.games_extras import danger_rows, plan_then_ways
+    from games.turn_forms import WAY_CHOICES
+
+    state = Map(BOXED).state("red", {"yellow": {}, "red": {"dice": (2,), "heading": d("E")}})
+    rows = dice_options(state)["outcomes"]
+    html = danger_rows(rows)
+    assert html.count("<tr ") == 7 and 'data-total="4" data-forced="sinks"' in html
+    assert 'data-total="0" data-forced=""' in html and "<select" not in html
+    four = html.split('data-total="4"')[1].split("</tr>")[0]
+    assert four.count('<td class="way sinks">sinks!</td>') == 3
+    three = html.split('data-total="3"')[1].split("</tr>")[0]
+    assert three.count('<td class="way crash">crash +3</td>') == 3
+
+    # a buoy rounded, two buoys, a way not allowed (R7), in German; the plan's way for each total
+    made = [{"total": 5, "forced": None, "way": "right", "options": [
+        {"turn": "right", "allowed": True, "reach": 5, "rounded": [1, 2]},
+        {"turn": "left", "allowed": False, "reach": 2, "rounded": []},
+        {"turn": "straight", "allowed": True, "reach": 1, "rounded": [3]}]}]
+    with translation.override("de"):
+        html = danger_rows(made, True, WAY_CHOICES)
+        then = plan_then_ways([(1, "ask"), (2, "left")], WAY_CHOICES)
+    cells = html.split('<td class="chance">–</td>')[1]
+    assert cells.index("nicht erlaubt") < cells.index("1 Feld") < cells.index("5 Felder"), "left, straight, right"
+    assert "umrundet die Bojen 1 &amp; 2" in cells and "umrundet Boje 3" in cells
+    assert '<option value="right" selected>' in html and html.count(" selected") == 1
+    assert 'name="way_5"' in html and 'name="then_way_2"' in then
+    assert '<option value="left" selected>' in then.split('name="then_way_2"')[1]
