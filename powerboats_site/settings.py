@@ -130,6 +130,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "powerboats_site.context_processors.links",
             ],
+            # {% load i18n %}: Django's library, its translate tag's words kept per language (common/templatetags/kept_i18n.py)
+            "libraries": {"i18n": "common.templatetags.kept_i18n"},
         },
     },
 ]

@@ -1,0 +1,43 @@
+"""``{% load i18n %}`` loads common/templatetags/kept_i18n.py: Django's library whose translate
+tag keeps the words of a plain literal per process and language (docs/performance.md). A page in
+one language never shows another's words, and every other form of the tag works as Django's."""
+
+from __future__ import annotations
+
+from django.template import engines
+from django.test import override_settings
+from django.utils import translation
+
+from common.templatetags import kept_i18n
+
+
+def render(source: str, language: str, **context: object) -> str:
+    with translation.override(language):
+        return engines["django"].from_string("{% load i18n %}" + source).render(context)
+
+
+def test_the_words_of_each_language_are_kept_apart():
+    kept_i18n._kept.clear()
+    source = '{% translate "Log out" %}|{% trans "Leaderboard" %}'
+    assert render(source, "de") == "Abmelden|Rangliste"
+    assert render(source, "it") == "Esci|Classifica"
+    assert render(source, "en") == "Log out|Leaderboard"
+    assert render(source, "de") == "Abmelden|Rangliste", "kept, and still German"
+    assert {key[0] for key in kept_i18n._kept} == {"de", "it", "en"}
+
+
+def test_a_filter_a_context_a_variable_and_as_are_rendered_as_django_does():
+    kept_i18n._kept.clear()
+    assert render('{% translate "Log out" as words %}[{{ words|upper }}]', "de") == "[ABMELDEN]"
+    assert render('{% translate "Yellow" context "boat" %}', "de") == "Gelb"
+    assert render("{% translate what %}", "de", what="Log out") == "Abmelden"
+    assert render('{% translate "Log out"|upper %}', "it") == "ESCI"
+    assert render('{% translate "Log out" noop %}', "de") == "Log out"
+    assert kept_i18n._kept == {}, "only a plain literal is kept"
+
+
+def test_a_setting_that_chooses_the_words_forgets_the_kept_ones():
+    render('{% translate "Log out" %}', "de")
+    assert kept_i18n._kept
+    with override_settings(LANGUAGES=[("en", "English"), ("de", "Deutsch")]):
+        assert kept_i18n._kept == {}
