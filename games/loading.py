@@ -23,6 +23,7 @@ from django.db import connection
 from common.db.reading import Part, instance_of, model_part
 
 from .models import CourseDrawing, Game, Seat
+from .ratings.models import Rating
 
 # the user columns a game needs of its players (not their password hashes and the rest)
 PLAYER_FIELDS = ("username", "is_bot", "bot_level", "email", "email_mode", "time_zone", "reminder_hours",
@@ -36,10 +37,11 @@ def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[P
     columns = ", ".join(f"{p.alias}.{qn(f.column)}" for p in parts for f in p.fields)
     users = qn(user._meta.db_table)
     joined = ""
-    if drawing:  # the board's stored drawing in a language and version, when there is one
-        columns += f", d.{qn('svg')}, d.{qn('box')}"
+    if drawing:  # the board's stored drawing in a language and version, when there is one; each player's rating
+        columns += f", d.{qn('svg')}, d.{qn('box')}, r.{qn('rating')}, r.{qn('deviation')}"
         joined = (f"LEFT JOIN {qn(CourseDrawing._meta.db_table)} d ON d.{qn('course_id')} = g.{qn('course_id')} "
-                  f"AND d.{qn('language')} = %s AND d.{qn('version')} = %s ")
+                  f"AND d.{qn('language')} = %s AND d.{qn('version')} = %s "
+                  f"LEFT JOIN {qn(Rating._meta.db_table)} r ON r.{qn('user_id')} = s.{qn('user_id')} ")
     sql = (
         f"SELECT {columns} FROM {qn(Seat._meta.db_table)} s "
         f"JOIN {qn(Game._meta.db_table)} g ON g.{qn('id')} = s.{qn('game_id')} "
@@ -65,23 +67,27 @@ def game_and_seats(game_id: int, *, lock: bool = False) -> tuple[Game, list[Seat
 
 
 def game_seats_and_drawing(game_id: int, language: str, version: str
-                           ) -> tuple[Game, list[Seat], tuple[bytes, list[float]] | None] | None:
+                           ) -> tuple[Game, list[Seat], tuple[bytes, list[float]] | None, dict[int, Rating]] | None:
     """The same read, with the stored drawing of the game's board in ``language`` and
-    ``version`` (games.models.CourseDrawing; None when it has not been drawn yet): what the
-    game page shows, in one query."""
+    ``version`` (games.models.CourseDrawing; None when it has not been drawn yet) and the
+    two-player rating of each player who has one (their ``rating`` and ``deviation``, by user
+    id): what the game page shows, in one query."""
     sql, parts = _query(connection.vendor, False, True)
     with connection.cursor() as cursor:
         cursor.execute(sql, [language, version, game_id])
         rows = cursor.fetchall()
     if not rows:
         return None
-    game, seats = _game([row[:-2] for row in rows], parts)
-    svg, box = rows[0][-2:]
+    game, seats = _game([row[:-4] for row in rows], parts)
+    user_id = len(parts[0].fields) + len(parts[1].fields)  # the user's part starts with their id
+    ratings = {row[user_id]: Rating(user_id=row[user_id], rating=row[-2], deviation=row[-1])
+               for row in rows if row[-2] is not None}
+    svg, box = rows[0][-4:-2]
     if svg is None:
-        return game, seats, None
+        return game, seats, None, ratings
     if isinstance(box, str):  # JSON comes back as text (Django has psycopg leave jsonb undecoded)
         box = json.loads(box)
-    return game, seats, (bytes(svg), box)
+    return game, seats, (bytes(svg), box), ratings
 
 
 def _game(rows: Sequence[Sequence[Any]], parts: tuple[Part, ...]) -> tuple[Game, list[Seat]]:

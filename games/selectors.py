@@ -81,9 +81,10 @@ def game_with_seats(game_id: int) -> tuple[Game, list[Seat]] | None:
 
 
 def game_to_show(game_id: int, language: str, version: str
-                 ) -> tuple[Game, list[Seat], tuple[bytes, list[float]] | None] | None:
+                 ) -> tuple[Game, list[Seat], tuple[bytes, list[float]] | None, dict[int, Rating]] | None:
     """A game to show on its page: the same read, with its board's drawing stored in that
-    language and version (games.board.static_layers) when there is one."""
+    language and version (games.board.static_layers) when there is one, and its players'
+    two-player ratings (as :func:`ratings_of`)."""
     return game_seats_and_drawing(game_id, language, version)
 
 

@@ -57,6 +57,7 @@ from .movetext import long_forms
 from .notifications import push
 from .notifications.emails import BadToken, unsubscribe_link_use, unsubscribe_token, user_from_token
 from .payloads import action_entries, series_detail, series_summary, shown_rows
+from .ratings.models import Rating
 from .ratings.selectors import display as rating_display
 from .ratings.selectors import series_display, series_leaderboard, shown_series_ratings
 from .rules_examples import examples, legend
@@ -253,7 +254,7 @@ def position_at(colors: list[str], rows: list[Move], at: int) -> Position:
 
 
 def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: ServiceError | None = None,
-                  drawing: Stored | Unread | None = UNREAD) -> dict[str, Any]:
+                  drawing: Stored | Unread | None = UNREAD, ratings: dict[int, Rating] | None = None) -> dict[str, Any]:
     """The page of a game, of any ruleset: a two-player game's here, a series' in
     :func:`_series_context`."""
     if game.multi_race:
@@ -285,7 +286,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         placeable = state.free_start_cells()
     focus = game.color_of(viewer) if viewer is not None else None
     svg = board_svg(course, position.boats, options, placeable, focus, key=game.course_id, stored=drawing)
-    ratings = ratings_of(game.player_ids)
+    ratings = ratings if ratings is not None else ratings_of(game.player_ids)  # read with the game by _loaded
     players = []
     for s in seats:
         now = not replaying
@@ -360,9 +361,9 @@ def move_items(rows: Iterable[Move], long: dict[int, str], at: int, replaying: b
     return mark_safe("".join(items))  # every value above is escaped
 
 
-def _loaded(game_id: int) -> tuple[Game, list[Any], Stored | None]:
-    """The game to show, its seats and its board's stored drawing, in one query (a cancelled
-    series is gone)."""
+def _loaded(game_id: int) -> tuple[Game, list[Any], Stored | None, dict[int, Rating]]:
+    """The game to show, its seats, its board's stored drawing and its players' ratings, in one
+    query (a cancelled series is gone)."""
     found = game_to_show(game_id, translation.get_language() or "en", drawing_version())
     if found is None or found[0].status == Game.Status.CANCELLED:
         raise Http404("no such game")
@@ -371,8 +372,8 @@ def _loaded(game_id: int) -> tuple[Game, list[Any], Stored | None]:
 
 @require_GET
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    game, seats, drawing = _loaded(game_id)
-    return render(request, page_template(game), _game_context(request, game, seats, drawing=drawing))
+    game, seats, drawing, ratings = _loaded(game_id)
+    return render(request, page_template(game), _game_context(request, game, seats, drawing=drawing, ratings=ratings))
 
 
 @dataclass(frozen=True)
@@ -420,13 +421,13 @@ def spectator_part(game_id: int, at: str) -> Part | None:
     """Render the changing part of a game's page as a spectator sees it, in the active language
     and time zone, and keep it (None: no such game)."""
     try:
-        game, seats, drawing = _loaded(game_id)
+        game, seats, drawing, ratings = _loaded(game_id)
     except Http404:
         return None
     viewer = SimpleNamespace(user=AnonymousUser(), GET=QueryDict(mutable=True))
     if at:
         viewer.GET["at"] = at
-    context = _game_context(viewer, game, seats, drawing=drawing)  # type: ignore[arg-type]
+    context = _game_context(viewer, game, seats, drawing=drawing, ratings=ratings)  # type: ignore[arg-type]
     part = Part(game.ply, tuple(game.player_ids), render_to_string(part_template(game), context))
     SPECTATOR_PARTS.put(part_key(game.pk, game.ply, at), part)
     return part
@@ -453,14 +454,14 @@ def game_live(request: HttpRequest, game_id: int) -> HttpResponse:
         kept = SPECTATOR_PARTS.get(part_key(game_id, asked, at))
         if kept is not None and user_id not in kept.players:
             return part_response(kept.html)
-    game, seats, drawing = _loaded(game_id)
+    game, seats, drawing, ratings = _loaded(game_id)
     open_series = game.status == Game.Status.OPEN  # its forms are the reader's own (join, start, ...)
     if game.seat_of(request.user if user_id is not None else None) is None and not open_series:
         part = spectator_part(game_id, at)
         if part is None:
             raise Http404("no such game")
         return part_response(part.html)
-    context = _game_context(request, game, seats, drawing=drawing)
+    context = _game_context(request, game, seats, drawing=drawing, ratings=ratings)
     return part_response(render_to_string(part_template(game), context, request=request))
 
 
@@ -507,8 +508,8 @@ def guide_done(request: HttpRequest) -> HttpResponse:
 @require_GET
 def game_board(request: HttpRequest, game_id: int) -> HttpResponse:
     """The board alone (for the replay control without reloading the page)."""
-    game, seats, drawing = _loaded(game_id)
-    context = _game_context(request, game, seats, drawing=drawing)
+    game, seats, drawing, ratings = _loaded(game_id)
+    context = _game_context(request, game, seats, drawing=drawing, ratings=ratings)
     return HttpResponse(context["board"], content_type="image/svg+xml")
 
 
@@ -524,8 +525,8 @@ def game_record(request: HttpRequest, game_id: int) -> JsonResponse:
 
 def _turn(request: HttpRequest, game_id: int, form: Any, act: Any) -> HttpResponse:
     def page(error: ServiceError, status: int) -> HttpResponse:
-        game, seats, drawing = _loaded(game_id)
-        return render(request, page_template(game), _game_context(request, game, seats, error, drawing),
+        game, seats, drawing, ratings = _loaded(game_id)
+        return render(request, page_template(game), _game_context(request, game, seats, error, drawing, ratings),
                       status=status)
 
     return posted_turn(form, act, page, reverse("game", args=[game_id]))
@@ -566,9 +567,9 @@ def plan(request: HttpRequest, game_id: int) -> HttpResponse:
     back = reverse("game", args=[game_id]) + "#plan"
 
     def page(error: ServiceError, status: int) -> HttpResponse:
-        game, seats, drawing = _loaded(game_id)
+        game, seats, drawing, ratings = _loaded(game_id)
         messages.error(request, error.message)
-        return render(request, page_template(game), _game_context(request, game, seats, None, drawing),
+        return render(request, page_template(game), _game_context(request, game, seats, None, drawing, ratings),
                       status=status)
 
     try:
@@ -781,8 +782,8 @@ def lobby_action(request: HttpRequest, game_id: int, action: str) -> HttpRespons
             call(user=request.user, game_id=game_id)
     except ServiceError as exc:
         # refused (a bot strength already seated, a full series, ...): the page again, saying why
-        game, seats, drawing = _loaded(game_id)
-        return render(request, page_template(game), _game_context(request, game, seats, exc, drawing),
+        game, seats, drawing, ratings = _loaded(game_id)
+        return render(request, page_template(game), _game_context(request, game, seats, exc, drawing, ratings),
                       status=exc.status)
     if action == "cancel":
         return redirect("series_lobby")

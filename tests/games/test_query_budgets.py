@@ -11,6 +11,7 @@ game someone plays.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,13 +22,14 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
 from games.models import Game
+from games.ratings.models import Rating
 from games.state import course_of
 
 from .factories import PASSWORD, make_user, placed_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BUDGET = {"roll": 7, "direction": 9, "api_get": 4, "page": 5}
+BUDGET = {"roll": 7, "direction": 9, "api_get": 4, "page": 4}
 
 
 @pytest.fixture
@@ -178,11 +180,16 @@ def test_a_page_reads_its_boards_drawing_with_the_game(game, monkeypatch):
     monkeypatch.setattr(board.Board, "render_static", no_drawing)
     board._STATIC_BY_KEY.clear()  # another process, or this one after the course left its caches
     board._STATIC.clear()
+    Rating.objects.create(user=game.player(0), rating=1620.4, deviation=50)  # the other player has none yet
     again, sql = counted(lambda: client.get(f"/games/{game.pk}/"))
     assert again.status_code == 200 and board_of(again) == board_of(first)
     assert len(sql) <= BUDGET["page"], "\n".join(sql)
     drawing = [q for q in sql if "games_coursedrawing" in q]
     assert len(drawing) == 1 and "games_seat" in drawing[0], "read with the game and its seats, nothing else"
+    ratings = [q for q in sql if "tournaments_rating" in q]
+    assert ratings == drawing, "the players' ratings too"
+    shown = re.findall(r'<small class="rating">([^<]*)</small>', again.content.decode())
+    assert shown == ["1620", "1500?"], shown
 
 
 def board_of(response: Any) -> bytes:
