@@ -130,8 +130,9 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "powerboats_site.context_processors.links",
             ],
-            # {% load i18n %}: Django's library, its translate tag's words kept per language (common/templatetags/kept_i18n.py)
-            "libraries": {"i18n": "common.templatetags.kept_i18n"},
+            # {% load i18n %}, {% load static %}: Django's libraries, their tags' answers for a
+            # literal kept per process (common/templatetags/kept_i18n.py, kept_static.py)
+            "libraries": {"i18n": "common.templatetags.kept_i18n", "static": "common.templatetags.kept_static"},
         },
     },
 ]

@@ -1,6 +1,8 @@
 """``{% load i18n %}`` loads common/templatetags/kept_i18n.py: Django's library whose translate
 tag keeps the words of a plain literal per process and language (docs/performance.md). A page in
-one language never shows another's words, and every other form of the tag works as Django's."""
+one language never shows another's words, and every other form of the tag works as Django's.
+``{% load static %}`` loads common/templatetags/kept_static.py: a literal path's URL kept per
+process, the storage's own answer."""
 
 from __future__ import annotations
 
@@ -8,12 +10,12 @@ from django.template import engines
 from django.test import override_settings
 from django.utils import translation
 
-from common.templatetags import kept_i18n
+from common.templatetags import kept_i18n, kept_static
 
 
 def render(source: str, language: str, **context: object) -> str:
     with translation.override(language):
-        return engines["django"].from_string("{% load i18n %}" + source).render(context)
+        return engines["django"].from_string("{% load i18n static %}" + source).render(context)
 
 
 def test_the_words_of_each_language_are_kept_apart():
@@ -41,3 +43,19 @@ def test_a_setting_that_chooses_the_words_forgets_the_kept_ones():
     assert kept_i18n._kept
     with override_settings(LANGUAGES=[("en", "English"), ("de", "Deutsch")]):
         assert kept_i18n._kept == {}
+
+
+def test_a_static_url_is_the_storages_own_and_follows_its_settings():
+    from django.templatetags.static import static
+
+    kept_static._kept.clear()
+    source = '{% static "js/game.js" %}|{% static path %}|{% static "css/site.css" as sheet %}[{{ sheet }}]'
+    first = render(source, "en", path="js/live.js")
+    assert first == f"{static('js/game.js')}|{static('js/live.js')}|[{static('css/site.css')}]"
+    assert set(kept_static._kept) == {"js/game.js", "css/site.css"}, "a literal path only"
+    assert render(source, "de", path="js/live.js") == first
+    with override_settings(STATIC_URL="/elsewhere/"):
+        assert kept_static._kept == {}
+        moved = render('{% static "js/game.js" %}', "en")
+        assert moved.startswith("/elsewhere/js/game") and moved == static("js/game.js")
+    assert render('{% static "js/game.js" %}', "en") == static("js/game.js")
