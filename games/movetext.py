@@ -19,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
-
+from common.words import gettext as _
+from common.words import ngettext
 from games.engine.dice import Change, DiceChoice
 from games.engine.hexgrid import left, right
 from games.engine.record import choice_from_json

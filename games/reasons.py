@@ -21,6 +21,8 @@ from typing import Any
 
 from django.utils.translation import gettext, gettext_noop, ngettext, pgettext, pgettext_lazy
 
+from common.words import kept_str
+
 from .engine.rules import CUTOFF_MOVES
 
 _COLOR_NAMES = {"yellow": pgettext_lazy("boat", "Yellow"), "red": pgettext_lazy("boat", "Red"),
@@ -41,14 +43,14 @@ def direction_label(direction: int | str) -> str:
 
     name = DIRECTION_NAMES[direction] if isinstance(direction, int) else direction.upper()
     label = _DIRECTION_LABELS.get(name)
-    return str(label) if label is not None else name
+    return kept_str(label) if label is not None else name
 
 
 def color_name(color: str) -> str:
     """"yellow" / "Yellow" → the colour's name in the active language (the series' colours
     too); one translation looked up, not six (a game page names a colour per move)."""
     name = _COLOR_NAMES.get(color.lower())
-    return str(name) if name is not None else color.capitalize()
+    return kept_str(name) if name is not None else color.capitalize()
 
 
 def _color(params: Mapping[str, Any]) -> str:

@@ -59,3 +59,25 @@ def test_a_static_url_is_the_storages_own_and_follows_its_settings():
         moved = render('{% static "js/game.js" %}', "en")
         assert moved.startswith("/elsewhere/js/game") and moved == static("js/game.js")
     assert render('{% static "js/game.js" %}', "en") == static("js/game.js")
+
+
+def test_kept_words_in_python_are_each_languages_own():
+    """common/words.py: gettext, ngettext (per number: the plural forms differ), pgettext (per
+    context) and a module's lazy translation, kept per language."""
+    from django.utils.translation import pgettext_lazy
+
+    from common import words
+
+    words._kept.clear()
+    yellow = pgettext_lazy("boat", "Yellow")
+    said = {}
+    for language in ("de", "it", "en", "de"):
+        with translation.override(language):
+            said[language] = (words.gettext("Log out"), words.ngettext("moves %(n)d cell", "moves %(n)d cells", 1),
+                              words.ngettext("moves %(n)d cell", "moves %(n)d cells", 2),
+                              words.pgettext("boat", "Red"), words.kept_str(yellow))
+    assert said["de"] == ("Abmelden", "fährt %(n)d Feld", "fährt %(n)d Felder", "Rot", "Gelb"), said["de"]
+    assert said["it"][0] == "Esci" and said["it"][3:] == ("Rosso", "Giallo"), said["it"]
+    assert said["en"] == ("Log out", "moves %(n)d cell", "moves %(n)d cells", "Red", "Yellow")
+    with override_settings(LANGUAGE_CODE="de"):
+        assert words._kept == {}
