@@ -130,9 +130,11 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "powerboats_site.context_processors.links",
             ],
-            # {% load i18n %}, {% load static %}: Django's libraries, their tags' answers for a
-            # literal kept per process (common/templatetags/kept_i18n.py, kept_static.py)
-            "libraries": {"i18n": "common.templatetags.kept_i18n", "static": "common.templatetags.kept_static"},
+            # {% load kept_i18n %}, {% load kept_static %} (our templates): Django's i18n and static
+            # libraries, their tags' answers for a literal kept per process (common/templatetags/)
+            "libraries": {"kept_i18n": "common.templatetags.kept_i18n", "kept_static": "common.templatetags.kept_static"},
+            # {% url %}: Django's, its reverse of a name with plain arguments kept (common/templatetags/kept_url.py)
+            "builtins": ["common.templatetags.kept_url"],
         },
     },
 ]

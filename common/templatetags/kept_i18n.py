@@ -1,6 +1,7 @@
 """Django's ``i18n`` template library with one change: the words of a ``{% translate "..." %}``
 are looked up once per process and language, not on every render (settings.TEMPLATES
-``libraries``: ``{% load i18n %}`` loads this).
+``libraries``: our templates say ``{% load kept_i18n %}``; Django's own ``i18n``, which the admin's
+templates load, stays as it is).
 
 A page says some seventy of them (the menu, the game's panel, its forms), and each lookup goes
 through Django's active-translation local and the catalogue chain: ~0.4 ms of the game page's

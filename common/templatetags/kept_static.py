@@ -1,6 +1,6 @@
 """Django's ``static`` template library with one change: the URL of a ``{% static "..." %}``
 of a literal path is looked up once per process (settings.TEMPLATES ``libraries``:
-``{% load static %}`` loads this).
+our templates say ``{% load kept_static %}``; Django's own ``static`` stays as it is).
 
 Each lookup asks the storage for the file's hashed name and joins it to STATIC_URL: ~20 µs,
 and a game page has eight (docs/performance.md). The storage reads its manifest once per

@@ -1,7 +1,7 @@
-"""``{% load i18n %}`` loads common/templatetags/kept_i18n.py: Django's library whose translate
+"""``{% load kept_i18n %}`` loads common/templatetags/kept_i18n.py: Django's library whose translate
 tag keeps the words of a plain literal per process and language (docs/performance.md). A page in
 one language never shows another's words, and every other form of the tag works as Django's.
-``{% load static %}`` loads common/templatetags/kept_static.py: a literal path's URL kept per
+``{% load kept_static %}`` loads common/templatetags/kept_static.py: a literal path's URL kept per
 process, the storage's own answer."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from common.templatetags import kept_i18n, kept_static
 
 def render(source: str, language: str, **context: object) -> str:
     with translation.override(language):
-        return engines["django"].from_string("{% load i18n static %}" + source).render(context)
+        return engines["django"].from_string("{% load kept_i18n kept_static %}" + source).render(context)
 
 
 def test_the_words_of_each_language_are_kept_apart():
@@ -81,3 +81,29 @@ def test_kept_words_in_python_are_each_languages_own():
     assert said["en"] == ("Log out", "moves %(n)d cell", "moves %(n)d cells", "Red", "Yellow")
     with override_settings(LANGUAGE_CODE="de"):
         assert words._kept == {}
+
+
+def test_a_kept_address_is_djangos_own_and_follows_the_urlconf():
+    """common/templatetags/kept_url.py: {% url %} of a literal name with numbers and words for
+    arguments is kept; a namespaced name, an object for an argument and `as` behave as Django's."""
+    from django.urls import NoReverseMatch, reverse
+
+    from common.templatetags import kept_url
+
+    kept_url._reverse.cache_clear()
+    source = '{% url "game" 7 %}|{% url "profile" name %}|{% url "rules" %}|{% url "admin:index" %}|' \
+             '{% url "game" game %}|{% url "no_such_page" as nothing %}[{{ nothing }}]'
+    game = type("G", (), {"__str__": lambda self: "8"})()
+    said = render(source, "en", name="anna", game=game)
+    assert said == f"{reverse('game', args=[7])}|{reverse('profile', args=['anna'])}|{reverse('rules')}|" \
+                   f"{reverse('admin:index')}|{reverse('game', args=[8])}|[]"
+    assert kept_url._reverse.cache_info().currsize == 3, "the game, the profile, the rules"
+    assert render(source, "de", name="anna", game=game) == said and kept_url._reverse.cache_info().hits == 3
+    try:
+        render('{% url "no_such_page" %}', "en")
+        raise AssertionError("no such page: NoReverseMatch, as Django's")
+    except NoReverseMatch:
+        pass
+    with override_settings(ROOT_URLCONF="tests.site.one_url"):
+        assert kept_url._reverse.cache_info().currsize == 0
+        assert render('{% url "game" 7 %}', "en") == "/only/7/"
