@@ -33,8 +33,31 @@ def site_env(var: Path, base: str = BASE, **settings: str) -> dict[str, str]:
                                                              "DJANGO_SETTINGS_MODULE")}
     env.update(POWERBOATS_VAR_DIR=str(var), SITE_URL=base, ALLOWED_HOSTS="127.0.0.1,localhost", DEBUG="false",
                LOG_LEVEL="WARNING", EMAIL_URL="memorymail://", SECRET_KEY="live-test-not-secret",
-               DJANGO_SETTINGS_MODULE="tests.fast_hashing_settings", **settings)
+               DJANGO_SETTINGS_MODULE="tests.fast_hashing_settings")
+    env.update(settings)
     return env
+
+
+def wait_until_up(base: str, log: Path) -> None:
+    """Until ``base`` answers its health check (30 s at most; then fail with what ``log`` says)."""
+    for _ in range(150):
+        try:
+            urllib.request.urlopen(f"{base}/health/", timeout=1).read()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(log.read_text())
+
+
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to each, then wait for each (10 s, then kill)."""
+    for process in processes:
+        process.send_signal(signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 @contextmanager
@@ -53,21 +76,8 @@ def serve(var: Path, migrated_sqlite: Path, port: int = PORT, web_workers: int =
                                "--loglevel", "WARNING", "--pool", "solo"], cwd=ROOT, env=env, stdout=log,
                               stderr=subprocess.STDOUT)
     try:
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(f"{base}/health/", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            raise AssertionError((var / "site.log").read_text())
+        wait_until_up(base, var / "site.log")
         yield base
     finally:
-        for process in (web, worker):
-            process.send_signal(signal.SIGTERM)
-        for process in (web, worker):
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop([web, worker])
         log.close()

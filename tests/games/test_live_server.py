@@ -33,6 +33,8 @@ import pytest
 
 from tests.sqlite_copy import copy_sqlite
 
+from .live_site import site_env, stop, wait_until_up
+
 ROOT = Path(__file__).resolve().parents[2]
 # two ports per xdist worker, apart from the other server tests' ports
 PORT_A = 8140 + 2 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
@@ -45,12 +47,8 @@ LIMITS = {"LIVE_STREAMS_PER_ADDRESS": "3", "LIVE_STREAMS_PER_CLIENT": "2", "LIVE
 
 
 def _env(var: Path, port: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
-    env.update(POWERBOATS_VAR_DIR=str(var), SITE_URL=f"http://127.0.0.1:{port}", DEBUG="false",
-               ALLOWED_HOSTS="127.0.0.1", LOG_LEVEL="WARNING", EMAIL_URL="memorymail://",
-               SECRET_KEY="live-server-test-not-secret", CELERY_BROKER_URL="memory://",
-               DJANGO_SETTINGS_MODULE="tests.fast_hashing_settings", **LIMITS)
-    return env
+    return site_env(var, f"http://127.0.0.1:{port}", ALLOWED_HOSTS="127.0.0.1", SECRET_KEY="live-server-test-not-secret",
+                    CELERY_BROKER_URL="memory://", **LIMITS)
 
 
 @pytest.fixture(scope="module")
@@ -65,23 +63,10 @@ def servers(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> 
                                   stderr=subprocess.STDOUT) for port in (PORT_A, PORT_B)]
     try:
         for port in (PORT_A, PORT_B):
-            for _ in range(150):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/health/", timeout=1).read()
-                    break
-                except OSError:
-                    time.sleep(0.2)
-            else:
-                raise AssertionError((var / "servers.log").read_text())
+            wait_until_up(f"http://127.0.0.1:{port}", var / "servers.log")
         yield f"http://127.0.0.1:{PORT_A}", f"http://127.0.0.1:{PORT_B}"
     finally:
-        for process in processes:
-            process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(processes)
         text = (var / "servers.log").read_text()
         assert "Internal Server Error" not in text and "Traceback" not in text, text[-5000:]
 
