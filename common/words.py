@@ -1,6 +1,8 @@
 """Words looked up many times a request, kept per process and language: Django's ``gettext``,
-``ngettext`` and ``pgettext`` with the answer of each message kept, and :func:`kept_str` for a
-lazy translation kept in a module (a colour's name, a compass letter).
+``ngettext`` and ``pgettext`` with the answer of each message kept, :func:`kept_str` for a lazy
+translation kept in a module (a colour's name, a compass letter), and :func:`kept` for any
+other words made the same way in every process (a template's ``{% translate %}``:
+common/templatetags/kept_i18n.py).
 
 The game page's move list says some forty sentences, each of four to eight translated words,
 and every Django lookup goes through its active-translation local and the catalogue chain
@@ -10,6 +12,7 @@ process runs; the kept words are dropped when a setting that chooses them change
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from django.core.signals import setting_changed
@@ -20,38 +23,32 @@ from django.utils.translation import get_language
 _kept: dict[tuple[Any, ...], str] = {}
 
 
-def gettext(message: str) -> str:
-    key = (get_language(), message)
-    found = _kept.get(key)
+def kept(key: tuple[Hashable, ...], make: Callable[[], str]) -> str:
+    """What ``make`` says in the active language, made once per process and language for ``key``
+    (which names everything else it depends on)."""
+    full = (get_language(), *key)
+    found = _kept.get(full)
     if found is None:
-        found = _kept[key] = translation.gettext(message)
+        found = _kept[full] = make()
     return found
+
+
+def gettext(message: str) -> str:
+    return kept((message,), lambda: translation.gettext(message))
 
 
 def ngettext(singular: str, plural: str, number: int) -> str:
-    key = (get_language(), singular, plural, number)
-    found = _kept.get(key)
-    if found is None:
-        found = _kept[key] = translation.ngettext(singular, plural, number)
-    return found
+    return kept((singular, plural, number), lambda: translation.ngettext(singular, plural, number))
 
 
 def pgettext(context: str, message: str) -> str:
-    key = (get_language(), context, message, None)
-    found = _kept.get(key)
-    if found is None:
-        found = _kept[key] = translation.pgettext(context, message)
-    return found
+    return kept((context, message, None), lambda: translation.pgettext(context, message))
 
 
 def kept_str(lazy: Any) -> str:
     """A lazy translation that lives as long as the process (a module's constant) in the active
     language."""
-    key = (get_language(), id(lazy))
-    found = _kept.get(key)
-    if found is None:
-        found = _kept[key] = str(lazy)
-    return found
+    return kept((id(lazy),), lambda: str(lazy))
 
 
 @receiver(setting_changed)

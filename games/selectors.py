@@ -84,13 +84,8 @@ def game_to_show(game_id: int, language: str, version: str
                  ) -> tuple[Game, list[Seat], tuple[bytes, list[float]] | None, dict[int, Rating]] | None:
     """A game to show on its page: the same read, with its board's drawing stored in that
     language and version (games.board.static_layers) when there is one, and its players'
-    two-player ratings (as :func:`ratings_of`)."""
+    two-player ratings (by user id, those who have one)."""
     return game_seats_and_drawing(game_id, language, version)
-
-
-def ratings_of(user_ids: list[int]) -> dict[int, Rating]:
-    """The ratings of some players (those who have one), in one small query."""
-    return {r.user_id: r for r in rows_where(Rating, "user", user_ids, ("user", "rating", "deviation"))}
 
 
 MOVE_LIST_COLUMNS = ("game", "ply", "race", "seat", "kind", "termination", "notation", "planned")

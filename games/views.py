@@ -69,7 +69,6 @@ from .selectors import (
     history,
     open_challenges,
     open_games,
-    ratings_of,
     series_of,
 )
 from .state import LETTERS, course_by_key, course_of, playing, record_of, replay, state_of
@@ -254,9 +253,10 @@ def position_at(colors: list[str], rows: list[Move], at: int) -> Position:
 
 
 def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: ServiceError | None = None,
-                  drawing: Stored | Unread | None = UNREAD, ratings: dict[int, Rating] | None = None) -> dict[str, Any]:
+                  drawing: Stored | Unread | None = UNREAD, *, ratings: dict[int, Rating]) -> dict[str, Any]:
     """The page of a game, of any ruleset: a two-player game's here, a series' in
-    :func:`_series_context`."""
+    :func:`_series_context`. ``seats``, ``drawing`` and the players' two-player ``ratings`` as
+    :func:`_loaded` read them."""
     if game.multi_race:
         return _series_context(request, game, seats, error)
     user = request.user if request.user.is_authenticated else None
@@ -286,7 +286,6 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
         placeable = state.free_start_cells()
     focus = game.color_of(viewer) if viewer is not None else None
     svg = board_svg(course, position.boats, options, placeable, focus, key=game.course_id, stored=drawing)
-    ratings = ratings if ratings is not None else ratings_of(game.player_ids)  # read with the game by _loaded
     players = []
     for s in seats:
         now = not replaying
@@ -526,7 +525,7 @@ def game_record(request: HttpRequest, game_id: int) -> JsonResponse:
 def _turn(request: HttpRequest, game_id: int, form: Any, act: Any) -> HttpResponse:
     def page(error: ServiceError, status: int) -> HttpResponse:
         game, seats, drawing, ratings = _loaded(game_id)
-        return render(request, page_template(game), _game_context(request, game, seats, error, drawing, ratings),
+        return render(request, page_template(game), _game_context(request, game, seats, error, drawing, ratings=ratings),
                       status=status)
 
     return posted_turn(form, act, page, reverse("game", args=[game_id]))
@@ -569,7 +568,7 @@ def plan(request: HttpRequest, game_id: int) -> HttpResponse:
     def page(error: ServiceError, status: int) -> HttpResponse:
         game, seats, drawing, ratings = _loaded(game_id)
         messages.error(request, error.message)
-        return render(request, page_template(game), _game_context(request, game, seats, None, drawing, ratings),
+        return render(request, page_template(game), _game_context(request, game, seats, None, drawing, ratings=ratings),
                       status=status)
 
     try:
@@ -783,7 +782,7 @@ def lobby_action(request: HttpRequest, game_id: int, action: str) -> HttpRespons
     except ServiceError as exc:
         # refused (a bot strength already seated, a full series, ...): the page again, saying why
         game, seats, drawing, ratings = _loaded(game_id)
-        return render(request, page_template(game), _game_context(request, game, seats, exc, drawing, ratings),
+        return render(request, page_template(game), _game_context(request, game, seats, exc, drawing, ratings=ratings),
                       status=exc.status)
     if action == "cancel":
         return redirect("series_lobby")

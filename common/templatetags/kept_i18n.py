@@ -7,7 +7,7 @@ A page says some seventy of them (the menu, the game's panel, its forms), and ea
 through Django's active-translation local and the catalogue chain: ~0.4 ms of the game page's
 ~5.5 ms of CPU (bench/profile_turn.py, docs/performance.md). Only a plain literal is kept: one
 with a filter, a context, ``noop`` or ``as`` is rendered by Django's own node every time. The
-catalogues do not change while the process runs; the kept words are dropped when a setting that
+words are kept with the others of common/words.py, and dropped with them when a setting that
 chooses them changes (tests)."""
 
 from __future__ import annotations
@@ -15,16 +15,13 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.templatetags import i18n
-from django.utils.translation import get_language
+
+from common.words import kept
 
 register = template.Library()
 register.tags.update(i18n.register.tags)
 register.filters.update(i18n.register.filters)
-
-_kept: dict[tuple[str | None, str, bool], str] = {}
 
 
 class KeptTranslateNode(i18n.TranslateNode):
@@ -32,11 +29,7 @@ class KeptTranslateNode(i18n.TranslateNode):
         literal = getattr(self.filter_expression.var, "literal", None)
         if self.asvar or self.noop or self.message_context or self.filter_expression.filters or not isinstance(literal, str):
             return str(super().render(context))
-        key = (get_language(), literal, context.autoescape)
-        words = _kept.get(key)
-        if words is None:
-            words = _kept[key] = super().render(context)
-        return words
+        return kept(("{% translate %}", literal, context.autoescape), lambda: str(super(KeptTranslateNode, self).render(context)))
 
 
 @register.tag("translate")
@@ -44,9 +37,3 @@ class KeptTranslateNode(i18n.TranslateNode):
 def do_translate(parser: Any, token: Any) -> KeptTranslateNode:
     node = i18n.do_translate(parser, token)
     return KeptTranslateNode(node.filter_expression, node.noop, node.asvar, node.message_context)
-
-
-@receiver(setting_changed)
-def _forget(setting: str, **kwargs: Any) -> None:
-    if setting in {"LANGUAGES", "LANGUAGE_CODE", "LOCALE_PATHS", "INSTALLED_APPS"}:
-        _kept.clear()

@@ -3,8 +3,9 @@ from typing import Any
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
+from django.utils.translation import pgettext_lazy
 
+from common.words import gettext, ngettext, pgettext
 from games.reasons import clock_text, color_name, result_of
 
 register = template.Library()
@@ -119,26 +120,17 @@ def outcome_kind(option: dict[str, object]) -> str:
     return "buoy" if option.get("rounded") else "safe"
 
 
-def _fixed_words() -> dict[str, str]:
-    """The danger table's words that do not depend on a cell, in the active language, escaped."""
-    why, barred = escape(gettext("not allowed: another direction goes further (R7)")), escape(gettext("not allowed"))
-    return {
-        "barred": f'<td class="way barred"><span title="{why}">{barred}</span></td>',
-        "sinks": escape(gettext("sinks!")),
-        "finishes": escape(gettext("finishes!")),
-    }
-
-
-def _way_cell(option: dict[str, Any], fixed: dict[str, str]) -> str:
+def _way_cell(option: dict[str, Any]) -> str:
     """One direction's cell of the danger table: what it would do (R7–R12)."""
     if not option.get("allowed"):
-        return fixed["barred"]
+        why, barred = escape(gettext("not allowed: another direction goes further (R7)")), escape(gettext("not allowed"))
+        return f'<td class="way barred"><span title="{why}">{barred}</span></td>'
     if option.get("sinks"):
-        words = fixed["sinks"]
+        words: str = escape(gettext("sinks!"))
     elif option.get("crash"):
         words = gettext("crash +%(damage)s") % {"damage": escape(option["damage"])}
     elif option.get("finishes"):
-        words = fixed["finishes"]
+        words = escape(gettext("finishes!"))
     else:
         words = ngettext("%(cells)s cell", "%(cells)s cells", option["reach"]) % {"cells": escape(option["reach"])}
     rounded = option.get("rounded") or []
@@ -165,12 +157,11 @@ def danger_rows(outcomes: list[dict[str, Any]], planning: bool = False, way_choi
     which cost ~1.5 ms a page for the nine to twelve totals and their options (bench/http.py)."""
     rows = []
     labels = _way_labels(way_choices) if planning else []
-    fixed = _fixed_words()
     plan_for = gettext("Your plan for a total of %(total)s")
     for row in outcomes:
         total = escape(row["total"])
         forced = "" if row["forced"] is None else escape(row["forced"])
-        cells = "".join(_way_cell(o, fixed) for o in by_turn(row["options"]))
+        cells = "".join(_way_cell(o) for o in by_turn(row["options"]))
         plan = ""
         if planning:
             label = escape(plan_for % {"total": row["total"]})

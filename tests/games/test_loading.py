@@ -52,11 +52,12 @@ def test_the_loader_reads_every_seat_of_a_series_open_or_started():
 
 
 def test_rows_where_gives_what_the_orm_gives():
-    """The small reads of a page and an API GET (a game's history, its players' ratings)."""
+    """The small reads of a page and an API GET (a game's history; its players' ratings, read
+    with the game by the page's read)."""
     from common.db.reading import rows_where
     from games.models import Move
     from games.ratings.models import Rating
-    from games.selectors import MOVE_LIST_COLUMNS, history, ratings_of
+    from games.selectors import MOVE_LIST_COLUMNS, game_to_show, history
 
     game = play_until(placed_game(), lambda g: g.ply >= 9)
     orm = list(Move.objects.filter(game=game).order_by("ply"))
@@ -69,7 +70,9 @@ def test_rows_where_gives_what_the_orm_gives():
     assert [(r.pk, r.ply, r.notation) for r in short] == [(r.pk, r.ply, r.notation) for r in orm]
     assert "path" in short[0].get_deferred_fields(), "only the columns asked for are read"
     Rating.objects.create(user=game.player(0), rating=1612.5, deviation=80.0)
-    found = ratings_of([game.player_id(0), game.player_id(1)])
+    shown = game_to_show(game.pk, "en", "no drawing of this version")
+    assert shown is not None
+    found = shown[3]
     assert list(found) == [game.player_id(0)] and (found[game.player_id(0)].rating, found[game.player_id(0)].deviation) == (
         1612.5, 80.0)
     assert rows_where(Move, "game", []) == [] and rows_where(Move, "game", [10**9]) == []

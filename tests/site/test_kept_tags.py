@@ -10,7 +10,8 @@ from django.template import engines
 from django.test import override_settings
 from django.utils import translation
 
-from common.templatetags import kept_i18n, kept_static
+from common import words
+from common.templatetags import kept_static
 
 
 def render(source: str, language: str, **context: object) -> str:
@@ -19,30 +20,30 @@ def render(source: str, language: str, **context: object) -> str:
 
 
 def test_the_words_of_each_language_are_kept_apart():
-    kept_i18n._kept.clear()
+    words._kept.clear()
     source = '{% translate "Log out" %}|{% trans "Leaderboard" %}'
     assert render(source, "de") == "Abmelden|Rangliste"
     assert render(source, "it") == "Esci|Classifica"
     assert render(source, "en") == "Log out|Leaderboard"
     assert render(source, "de") == "Abmelden|Rangliste", "kept, and still German"
-    assert {key[0] for key in kept_i18n._kept} == {"de", "it", "en"}
+    assert {key[0] for key in words._kept} == {"de", "it", "en"}
 
 
 def test_a_filter_a_context_a_variable_and_as_are_rendered_as_django_does():
-    kept_i18n._kept.clear()
+    words._kept.clear()
     assert render('{% translate "Log out" as words %}[{{ words|upper }}]', "de") == "[ABMELDEN]"
     assert render('{% translate "Yellow" context "boat" %}', "de") == "Gelb"
     assert render("{% translate what %}", "de", what="Log out") == "Abmelden"
     assert render('{% translate "Log out"|upper %}', "it") == "ESCI"
     assert render('{% translate "Log out" noop %}', "de") == "Log out"
-    assert kept_i18n._kept == {}, "only a plain literal is kept"
+    assert words._kept == {}, "only a plain literal is kept"
 
 
 def test_a_setting_that_chooses_the_words_forgets_the_kept_ones():
     render('{% translate "Log out" %}', "de")
-    assert kept_i18n._kept
+    assert words._kept
     with override_settings(LANGUAGES=[("en", "English"), ("de", "Deutsch")]):
-        assert kept_i18n._kept == {}
+        assert words._kept == {}
 
 
 def test_a_static_url_is_the_storages_own_and_follows_its_settings():
@@ -65,8 +66,6 @@ def test_kept_words_in_python_are_each_languages_own():
     """common/words.py: gettext, ngettext (per number: the plural forms differ), pgettext (per
     context) and a module's lazy translation, kept per language."""
     from django.utils.translation import pgettext_lazy
-
-    from common import words
 
     words._kept.clear()
     yellow = pgettext_lazy("boat", "Yellow")
