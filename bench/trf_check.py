@@ -61,6 +61,13 @@ def main() -> None:
     out_dir = Path(args.out) if args.out else scratch / "trf"
     out_dir.mkdir(parents=True, exist_ok=True)
     os.environ["DATABASE_URL"] = f"sqlite:///{scratch / 'db.sqlite3'}"
+    if os.environ.get("BENCH_DB_TEMPLATE"):  # a migrated SQLite database to copy (the suite's tiny run)
+        import sqlite3
+
+        with sqlite3.connect(os.environ["BENCH_DB_TEMPLATE"]) as src, sqlite3.connect(scratch / "db.sqlite3") as dst:
+            src.backup(dst)
+        src.close()
+        dst.close()
     os.environ["POWERBOATS_VAR_DIR"] = str(scratch / "var")
     os.environ.pop("CELERY_BROKER_URL", None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "powerboats_site.settings")
@@ -74,7 +81,7 @@ def main() -> None:
     from tournaments.pairing import pair
     from tournaments.simulate import simulate
 
-    call_command("migrate", verbosity=0)
+    call_command("migrate", verbosity=0)  # (on a copy of BENCH_DB_TEMPLATE: nothing left to do)
     rng = random.Random(args.seed)
     totals = {"rounds": 0, "repaired": 0, "distinct1": 0, "standings": 0, "bbp_rounds": 0, "bbp_flagged": 0,
               "bbp_refused": 0}

@@ -51,18 +51,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     one worker, one after another: two Chromiums with their servers on two cores are the load
     under which a page misses its waits, and the rest of the suite fills the other worker.
     ``tryfirst``: xdist names each test's group from its marks in this same hook; run after it, as
-    this one did before, the mark came too late and the browser tests were spread over both workers.
-
-    The modules with a slow test (mark ``slow``) are handed out first (after the groups, which xdist sends
-    first, the largest first), so that the run does not end with one worker on a long test while
-    the other has nothing left to do."""
+    this one did before, the mark came too late and the browser tests were spread over both workers."""
     for item in items:
         if item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.xdist_group("browser"))
         if config.getvalue("loadgroup") if hasattr(config.option, "loadgroup") else False:
             _group_in_node_id(item)
-    slow_modules = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_modules)  # stable, a module's tests kept together
+
+
+class SlowFirst:
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        _slow_first(items)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SlowFirst(), "slow-first")
+
+
+def _slow_first(items: list[pytest.Item]) -> None:
+    """The slow tests (mark ``slow``) are handed out first (after the groups, which xdist sends
+    first, the largest first), those that use no test database before the others: they serve
+    the site from processes of their own (bin/run twice, the soak, supervise, the benches' tiny
+    runs) and wait on them, which leaves room for the rest beside them. So the run does not end
+    with one worker on a long test while the others have nothing left to do. ``trylast``: after
+    pytest-django's own order (tests in a transaction, then transactional ones, then those
+    without the database), which had put those process tests at the very end of a CI run, on a
+    machine left half idle for its last minute."""
+    def rank(item: pytest.Item) -> int:
+        if not item.get_closest_marker("slow"):
+            return 2
+        return 1 if item.get_closest_marker("django_db") or DB_FIXTURES & set(getattr(item, "fixturenames", ())) else 0
+
+    items.sort(key=rank)  # stable: otherwise in pytest-django's order
 
 
 def _group_in_node_id(item: pytest.Item) -> None:
