@@ -16,6 +16,7 @@ from games.engine import Change, DiceChoice, GameState, Phase, SeededDice
 from games.engine.notation import format_move, format_placement
 from games.engine.record import choice_json
 from games.engine.rules import Placement
+from tests.migrating import database_at
 
 from .factories import fixed_course
 
@@ -91,8 +92,7 @@ def old_game(apps, yellow, red, seed: bytes, course_json, turns: int, then: str)
 
 @pytest.mark.slow
 def test_old_histories_are_converted_and_verify():
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
+    executor = database_at(BEFORE)
     apps = executor.loader.project_state(BEFORE).apps
     User = apps.get_model("accounts", "User")
     yellow = User.objects.create(username="oldy", name_key="oldy", email="y@example.com")

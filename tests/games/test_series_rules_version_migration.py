@@ -30,6 +30,7 @@ from games.management.commands.verify_games import check_game
 from games.models import Game
 from games.rulesets import BOXED, match_of
 from games.state import course_data, stored_course
+from tests.migrating import database_at
 
 from .factories import make_user
 
@@ -126,8 +127,7 @@ def first_placer_leaves(game: EngineSeries, seed: bytes) -> list[tuple[int, int,
 
 @pytest.mark.slow
 def test_series_that_exist_get_rules_version_1_and_verify_new_ones_take_version_2():
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
+    executor = database_at(BEFORE)
     apps = executor.loader.project_state(BEFORE).apps
     users = [make_user(n) for n in ("ann", "bob", "cid", "dee")]
     ended = old_series(apps, users[:3], sha256(b"ended").digest(), two_leave_during_placing)
