@@ -81,7 +81,7 @@ def _slow_first(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
         if not item.get_closest_marker("slow"):
             return 2
-        return 1 if item.get_closest_marker("django_db") or DB_FIXTURES & set(getattr(item, "fixturenames", ())) else 0
+        return 1 if _uses_the_test_database(item) else 0
 
     items.sort(key=rank)  # stable: otherwise in pytest-django's order
 
@@ -116,6 +116,11 @@ DATA_MIGRATIONS = [("accounts.migrations.0004_house_bots", "create_bots"),
                    ("tournaments.migrations.0006_the_competition", "create")]
 
 
+def _uses_the_test_database(item: pytest.Item) -> bool:
+    """The test has the django_db mark or a fixture that gives it the database."""
+    return bool(item.get_closest_marker("django_db") or DB_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
 @pytest.fixture(autouse=True)
 def _the_sites_language_again() -> Iterator[None]:
     """Each test starts in the site's language. A request through the test client by a player who
@@ -137,7 +142,7 @@ def _what_the_data_migrations_made(request: pytest.FixtureRequest) -> None:
     tests last, but xdist hands out the groups first (the browser tests), so a test run after one
     on the same worker found no house bot (test_advice.py failed so). Put back when missing, in the
     test's own transaction (a transactional test's flush removes them again)."""
-    if not (request.node.get_closest_marker("django_db") or DB_FIXTURES & set(request.fixturenames)):
+    if not _uses_the_test_database(request.node):
         return
     request.getfixturevalue("_django_db_helper")  # what pytest-django's django_db mark asks for (once)
     import importlib

@@ -226,12 +226,7 @@ def test_a_server_that_stops_while_streams_are_open_ends_them_without_a_tracebac
                                   cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             base = f"http://127.0.0.1:{port}"
-            for _ in range(150):
-                try:
-                    urllib.request.urlopen(f"{base}/health/", timeout=1).read()
-                    break
-                except OSError:
-                    time.sleep(0.2)
+            wait_until_up(base, log_path)
             streams = [Stream(base, "/events/lobby/", "127.0.0.1") for _ in range(2)]
             assert all(s.status == 200 for s in streams)
             streams[0].until(lambda line: line == ": connected", timeout=5)
