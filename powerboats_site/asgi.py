@@ -34,10 +34,14 @@ streams = StreamHandler()
 # thresholds a full collection ran every few seconds while streams opened and stopped the
 # process for 0.3-0.6 s each time (5,000 streams, bench/live.py). What was loaded at start-up
 # is never garbage: it is frozen out of the collections, and the young generation is collected
-# less often (docs/live.md).
+# less often than by default. Not much less: nearly every object of a request ends up in a
+# reference cycle (the request and its messages, its lazy user, DRF's request and response), so
+# a young collection frees a few hundred objects per request it waited for. At 50,000 each one
+# stopped the worker for ~100 ms (the turns' p99 170-200 ms, bench/http.py); at 5,000 for
+# ~3 ms (at most ~11), and 5,000 streams are held as well (docs/performance.md, docs/live.md).
 gc.collect()
 gc.freeze()
-gc.set_threshold(50_000, 20, 100)
+gc.set_threshold(5_000, 20, 100)
 STREAM_PATHS = re.compile(r"^/(events/|api/stream/|api/games/[^/]+/stream/$)")
 
 
