@@ -1,7 +1,7 @@
 """What bin/run and the Procfile serve (uvicorn): the live streams as async Django views, and
 everything else — the pages, the API, the turn path — as the same sync Django app that gunicorn
-served, run in a thread pool by a2wsgi, so that it is no slower and needs no async code
-(docs/live.md).
+served, run in a thread pool by a2wsgi (powerboats_site.wsgi_bridge), so that it is no slower
+and needs no async code (docs/live.md).
 
 The streams have a handler of their own (games.streams.asgi.StreamHandler): no thread per request,
 no database connection per stream, limits on how many a client may open. Each open stream
@@ -15,8 +15,9 @@ import re
 import resource
 from typing import Any
 
-from a2wsgi import WSGIMiddleware
 from django.core.wsgi import get_wsgi_application
+
+from powerboats_site.wsgi_bridge import Bridge
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "powerboats_site.settings")
 
@@ -24,7 +25,7 @@ _soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 if _soft < _hard:
     resource.setrlimit(resource.RLIMIT_NOFILE, (_hard, _hard))
 
-site = WSGIMiddleware(get_wsgi_application(), workers=int(os.environ.get("WEB_THREADS", "2")))  # type: ignore[arg-type]
+site = Bridge(get_wsgi_application(), workers=int(os.environ.get("WEB_THREADS", "2")))  # type: ignore[arg-type]
 
 from games.streams.asgi import StreamHandler  # noqa: E402  (after django.setup(), by get_wsgi_application)
 
@@ -57,4 +58,4 @@ async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "http" and STREAM_PATHS.match(scope["path"]):
         await streams(scope, receive, send)
     else:
-        await site(scope, receive, send)  # type: ignore[arg-type]  # an HTTP scope, as a2wsgi types it
+        await site(scope, receive, send)

@@ -1,0 +1,83 @@
+"""powerboats_site.wsgi_bridge: the sync site served in uvicorn's event loop. Its thread hands
+the response to the loop without waiting for it, and the client still gets every part, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from a2wsgi import WSGIMiddleware
+
+from powerboats_site.wsgi_bridge import Bridge
+
+PARTS = [f"part {i};".encode() for i in range(40)]  # more than a2wsgi's queue of 10
+
+
+def scope(method: str = "GET", path: str = "/") -> dict[str, Any]:
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+            "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+            "root_path": "", "headers": [(b"host", b"testserver"), (b"content-length", b"5")],
+            "client": ("127.0.0.1", 5000), "server": ("testserver", 80)}
+
+
+def make_app(done: threading.Event, seen_body: list[bytes]):
+    def app(environ: dict[str, Any], start_response: Any):
+        seen_body.append(environ["wsgi.input"].read())
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        yield from PARTS
+        done.set()  # the app has given its last part
+
+    return app
+
+
+def serve(middleware_class: type, *, client_waits_for_app: bool) -> tuple[list[dict[str, Any]], list[bytes], bool]:
+    """One POST through the middleware. The client's ``send`` may wait (up to 0.5 s) until the
+    app's thread has produced its whole response before it takes the first part."""
+    done = threading.Event()
+    seen_body: list[bytes] = []
+    sent: list[dict[str, Any]] = []
+    waited_in_vain = False
+
+    async def main() -> None:
+        middleware = middleware_class(make_app(done, seen_body), workers=1)
+        messages = [{"type": "http.request", "body": b"he", "more_body": True},
+                    {"type": "http.request", "body": b"llo", "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            return messages.pop(0)
+
+        async def send(message: dict[str, Any]) -> None:
+            nonlocal waited_in_vain
+            if client_waits_for_app and not sent:
+                for _ in range(50):
+                    if done.is_set():
+                        break
+                    await asyncio.sleep(0.01)
+                else:
+                    waited_in_vain = True
+            sent.append(message)
+
+        await middleware(scope("POST"), receive, send)
+        middleware.executor.shutdown(wait=True)
+
+    asyncio.run(main())
+    return sent, seen_body, waited_in_vain
+
+
+def test_every_part_reaches_the_client_in_order():
+    sent, seen_body, _ = serve(Bridge, client_waits_for_app=False)
+    assert seen_body == [b"hello"]  # the request's body, read in two messages
+    assert sent[0] == {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]}
+    assert [m["body"] for m in sent[1:-1]] == PARTS and all(m["more_body"] for m in sent[1:-1])
+    assert sent[-1] == {"type": "http.response.body", "body": b""}  # the end
+
+
+def test_the_thread_finishes_without_waiting_for_the_client():
+    """A client slow to take the response does not hold the app's thread: with a2wsgi's own
+    responder the thread waits for the loop at every part, and stops when its queue of ten is
+    full, so it has not finished the response when the client starts taking it."""
+    sent, _, waited_in_vain = serve(Bridge, client_waits_for_app=True)
+    assert not waited_in_vain and len(sent) == len(PARTS) + 2
+    _, _, a2wsgi_waited = serve(WSGIMiddleware, client_waits_for_app=True)
+    assert a2wsgi_waited  # the comparison that shows the test can tell the two apart
