@@ -81,3 +81,44 @@ def test_the_thread_finishes_without_waiting_for_the_client():
     assert not waited_in_vain and len(sent) == len(PARTS) + 2
     _, _, a2wsgi_waited = serve(WSGIMiddleware, client_waits_for_app=True)
     assert a2wsgi_waited  # the comparison that shows the test can tell the two apart
+
+
+def read_with(parts: list[bytes]) -> tuple[bytes, int]:
+    """POST a body in these parts through the bridge: what the app read, and how many parts the
+    loop had already received when the app began."""
+    received = 0
+    seen: list[tuple[bytes, int]] = []
+
+    def app(environ: dict[str, Any], start_response: Any):
+        given_before = received
+        seen.append((environ["wsgi.input"].read(), given_before))
+        start_response("204 No Content", [])
+        return []
+
+    async def main() -> None:
+        bridge = Bridge(app, workers=1)
+        messages = [{"type": "http.request", "body": p, "more_body": i < len(parts) - 1} for i, p in enumerate(parts)]
+
+        async def receive() -> dict[str, Any]:
+            nonlocal received
+            received += 1
+            return messages.pop(0)
+
+        async def send(message: dict[str, Any]) -> None:
+            pass
+
+        await bridge(scope("POST"), receive, send)
+        bridge.executor.shutdown(wait=True)
+
+    asyncio.run(main())
+    return seen[0]
+
+
+def test_a_small_body_is_read_before_the_app_runs():
+    """A move's JSON is read in the event loop before the app's thread starts, so the thread never
+    waits for the loop to read it; a large body (over 64 KiB) is still read as the app asks."""
+    body, given_before = read_with([b'{"ply": 12, ', b'"direction": 3}'])
+    assert body == b'{"ply": 12, "direction": 3}' and given_before == 2
+    big = [bytes([65 + i]) * 40_000 for i in range(4)]
+    body, given_before = read_with(big)
+    assert body == b"".join(big) and given_before == 2  # 80,000 bytes read ahead, the rest on demand
