@@ -18,7 +18,7 @@ urlpatterns = [
     # The API before the site's pages: a path is tried against every pattern before its own, and
     # each miss is a regular expression and a list kept for the 404 page; the pages' patterns
     # under "" were ~40 misses before every API request. No page's pattern can match under "api/"
-    # (tests/test_urls.py), so the order changes nothing else.
+    # (tests/site/test_url_order.py), so the order changes nothing else.
     path("api/", include("games.api_urls")),
     path("api/", include("games.social.api")),
     path("api/", include("games.notifications.api")),  # web push: the key, your devices (issue 26)

@@ -14,11 +14,27 @@ from powerboats_site.wsgi_bridge import Bridge
 PARTS = [f"part {i};".encode() for i in range(40)]  # more than a2wsgi's queue of 10
 
 
-def scope(method: str = "GET", path: str = "/") -> dict[str, Any]:
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
-            "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
-            "root_path": "", "headers": [(b"host", b"testserver"), (b"content-length", b"5")],
-            "client": ("127.0.0.1", 5000), "server": ("testserver", 80)}
+def body_messages(parts: list[bytes]) -> list[dict[str, Any]]:
+    return [{"type": "http.request", "body": p, "more_body": i < len(parts) - 1} for i, p in enumerate(parts)]
+
+
+def post_through(middleware: Any, messages: list[dict[str, Any]], send: Any) -> None:
+    """One POST through the middleware, its body in these messages (taken from the list as the
+    middleware receives them), answered to this client's ``send``."""
+    length = str(sum(len(m["body"]) for m in messages)).encode()
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+             "scheme": "http", "path": "/", "raw_path": b"/", "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"testserver"), (b"content-length", length)],
+             "client": ("127.0.0.1", 5000), "server": ("testserver", 80)}
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0)
+
+    async def main() -> None:
+        await middleware(scope, receive, send)
+        middleware.executor.shutdown(wait=True)
+
+    asyncio.run(main())
 
 
 def make_app(done: threading.Event, seen_body: list[bytes]):
@@ -39,29 +55,18 @@ def serve(middleware_class: type, *, client_waits_for_app: bool) -> tuple[list[d
     sent: list[dict[str, Any]] = []
     waited_in_vain = False
 
-    async def main() -> None:
-        middleware = middleware_class(make_app(done, seen_body), workers=1)
-        messages = [{"type": "http.request", "body": b"he", "more_body": True},
-                    {"type": "http.request", "body": b"llo", "more_body": False}]
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal waited_in_vain
+        if client_waits_for_app and not sent:
+            for _ in range(50):
+                if done.is_set():
+                    break
+                await asyncio.sleep(0.01)
+            else:
+                waited_in_vain = True
+        sent.append(message)
 
-        async def receive() -> dict[str, Any]:
-            return messages.pop(0)
-
-        async def send(message: dict[str, Any]) -> None:
-            nonlocal waited_in_vain
-            if client_waits_for_app and not sent:
-                for _ in range(50):
-                    if done.is_set():
-                        break
-                    await asyncio.sleep(0.01)
-                else:
-                    waited_in_vain = True
-            sent.append(message)
-
-        await middleware(scope("POST"), receive, send)
-        middleware.executor.shutdown(wait=True)
-
-    asyncio.run(main())
+    post_through(middleware_class(make_app(done, seen_body), workers=1), body_messages([b"he", b"llo"]), send)
     return sent, seen_body, waited_in_vain
 
 
@@ -86,31 +91,19 @@ def test_the_thread_finishes_without_waiting_for_the_client():
 def read_with(parts: list[bytes]) -> tuple[bytes, int]:
     """POST a body in these parts through the bridge: what the app read, and how many parts the
     loop had already received when the app began."""
-    received = 0
+    messages = body_messages(parts)
     seen: list[tuple[bytes, int]] = []
 
     def app(environ: dict[str, Any], start_response: Any):
-        given_before = received
+        given_before = len(parts) - len(messages)
         seen.append((environ["wsgi.input"].read(), given_before))
         start_response("204 No Content", [])
         return []
 
-    async def main() -> None:
-        bridge = Bridge(app, workers=1)
-        messages = [{"type": "http.request", "body": p, "more_body": i < len(parts) - 1} for i, p in enumerate(parts)]
+    async def send(message: dict[str, Any]) -> None:
+        pass
 
-        async def receive() -> dict[str, Any]:
-            nonlocal received
-            received += 1
-            return messages.pop(0)
-
-        async def send(message: dict[str, Any]) -> None:
-            pass
-
-        await bridge(scope("POST"), receive, send)
-        bridge.executor.shutdown(wait=True)
-
-    asyncio.run(main())
+    post_through(Bridge(app, workers=1), messages, send)
     return seen[0]
 
 
