@@ -91,6 +91,10 @@ def game_to_show(game_id: int, language: str, version: str
 MOVE_LIST_COLUMNS = ("game", "ply", "race", "seat", "kind", "termination", "notation", "planned")
 # a series' list of actions (games.payloads.action_entries: a roll's turn made for it is told by ``auto``)
 ACTION_LIST_COLUMNS = (*MOVE_LIST_COLUMNS, "auto")
+# a two-player game's page: its move list, each row in words (games.movetext.long_forms) and the
+# boats as they stood (games.views.position_at); not who played it, when, or the dice before it
+PAGE_COLUMNS = (*ACTION_LIST_COLUMNS, "choice", "dice", "direction", "start", "path", "final", "heading", "damage",
+                "damage_total", "crash", "rounded", "finished", "sunk")
 
 
 def history(game: Game, columns: tuple[str, ...] | None = None) -> list[Move]:

@@ -63,6 +63,7 @@ from .ratings.selectors import series_display, series_leaderboard, shown_series_
 from .rules_examples import examples, legend
 from .rulesets import match_of
 from .selectors import (
+    PAGE_COLUMNS,
     game_id_of_series,
     game_to_show,
     games_of,
@@ -260,7 +261,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
     if game.multi_race:
         return _series_context(request, game, seats, error)
     user = request.user if request.user.is_authenticated else None
-    rows = history(game)
+    rows = history(game, PAGE_COLUMNS)
     total = len(rows)
     try:
         at = int(request.GET.get("at", total))

@@ -14,7 +14,8 @@ from functools import lru_cache
 from typing import Any
 
 from django.db import connection
-from django.db.models import Field, Model
+from django.db.models import Field, Model, signals
+from django.db.models.base import ModelState
 
 from .writing import column_field
 
@@ -29,6 +30,9 @@ class Part:
     attnames: tuple[str, ...]
     converters: tuple[tuple[Converter, ...], ...]
     col: tuple[Any, ...]
+    # the model keeps Django's __init__ and from_db and has no pre_init or post_init receiver when
+    # the part is made (none of ours has): its instances are made without __init__ (instance_of)
+    plain: bool
 
 
 def model_part(model: type[Model], alias: str, names: Sequence[str] | None = None) -> Part:
@@ -41,17 +45,33 @@ def model_part(model: type[Model], alias: str, names: Sequence[str] | None = Non
         tuple(connection.ops.get_db_converters(col) + f.get_db_converters(connection))  # type: ignore[attr-defined]
         for f, col in zip(fields, cols, strict=True)
     )
-    return Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols)
+    plain = (model.__init__ is Model.__init__ and model.from_db.__func__ is Model.from_db.__func__  # type: ignore[attr-defined]
+             and not (signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model)))
+    return Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols, plain)
 
 
 def instance_of(part: Part, values: Sequence[Any]) -> Any:
-    """A model instance from its part's values in a row, as the ORM would make it."""
+    """A model instance from its part's values in a row, as the ORM would make it.
+
+    What ``Model.from_db`` makes, without ``Model.__init__`` when no receiver listens for its
+    signals: the instance's ``__dict__`` gets each loaded field's value under its attname (what
+    ``__init__`` sets, through descriptors that store it there) and a ``_state`` read from this
+    database; a field left out stays deferred, as with ``.only()``. ``__init__`` was a third of
+    the cost of a page's history rows (docs/performance.md)."""
     converted = []
     for value, converters, col in zip(values, part.converters, part.col, strict=True):
         for convert in converters:
             value = convert(value, col, connection)
         converted.append(value)
-    return part.model.from_db(connection.alias, list(part.attnames), converted)
+    if not part.plain:
+        return part.model.from_db(connection.alias, list(part.attnames), converted)
+    instance = part.model.__new__(part.model)
+    state = ModelState()
+    state.adding = False
+    state.db = connection.alias
+    instance.__dict__.update(zip(part.attnames, converted, strict=True))
+    instance._state = state
+    return instance
 
 
 @lru_cache(maxsize=32)

@@ -76,3 +76,46 @@ def test_rows_where_gives_what_the_orm_gives():
     assert list(found) == [game.player_id(0)] and (found[game.player_id(0)].rating, found[game.player_id(0)].deviation) == (
         1612.5, 80.0)
     assert rows_where(Move, "game", []) == [] and rows_where(Move, "game", [10**9]) == []
+
+
+def test_a_row_made_without_model_init_is_what_the_orm_makes():
+    """common.db.reading makes its instances without ``Model.__init__`` when nothing listens for
+    the model's init signals: they must save, refresh a deferred field and compare as the ORM's."""
+    from django.contrib.auth import get_user_model
+    from django.db.models import signals
+
+    from common.db.reading import model_part, rows_where
+    from games.models import Move
+
+    user_model = get_user_model()
+    player = make_user("pia")
+    found = rows_where(user_model, "id", [player.pk])[0]
+    orm = user_model.objects.get(pk=player.pk)
+    assert model_part(user_model, "u").plain, "no receiver: the plain path is the one measured"
+    assert found == orm and hash(found) == hash(orm) and found._state.db == orm._state.db == "default"
+    assert not found._state.adding and found.get_deferred_fields() == set()
+    users = user_model.objects.count()
+    found.first_name = "Pia"
+    found.save()  # an update of the row, not an insert
+    assert user_model.objects.get(pk=player.pk).first_name == "Pia" and user_model.objects.count() == users
+
+    game = play_until(placed_game(), lambda g: g.ply >= 3)
+    short = rows_where(Move, "game", [game.pk], ["ply", "notation"])
+    assert all(row.get_deferred_fields() >= {"path", "dice"} for row in short)
+    by_ply = {row.ply: row for row in short}
+    assert by_ply[2].path == Move.objects.get(game=game, ply=2).path, "a deferred field is read when asked for"
+
+    def receiver(**kwargs: object) -> None:
+        pass
+
+    signals.post_init.connect(receiver, sender=Move)
+    try:
+        assert not model_part(Move, "m").plain, "a model with a receiver goes through Model.__init__"
+        seen: list[object] = []
+        signals.post_init.connect(lambda instance, **kw: seen.append(instance), sender=Move, weak=False,
+                                  dispatch_uid="seen")
+        rows = rows_where(Move, "game", [game.pk], ["ply", "kind"])  # a part not made before: this receiver counts
+        assert len(seen) == len(rows) >= 3
+    finally:
+        signals.post_init.disconnect(receiver, sender=Move)
+        signals.post_init.disconnect(sender=Move, dispatch_uid="seen")
