@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import zoneinfo
 from datetime import datetime, timedelta
+from importlib import import_module
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.contrib.sessions.base_session import AbstractBaseSession
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -271,3 +273,18 @@ class Vacation(models.Model):
     @property
     def end(self) -> datetime:
         return min(self.ended_at, self.planned_end) if self.ended_at else self.planned_end
+
+
+class PlayerSession(AbstractBaseSession):
+    """Django's database session (the same key, data and expiry) with its player's id in a column
+    of its own, set whenever the session is saved (powerboats_site.sessions): a page reads the
+    session and its player in one query (docs/performance.md). The id in the session's data is
+    still the one Django's checks use; the column only finds the row. A player deleted takes
+    their sessions with them."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                             related_name="+")
+
+    @classmethod
+    def get_session_store_class(cls) -> Any:
+        return import_module(settings.SESSION_ENGINE).SessionStore

@@ -43,6 +43,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,7 +112,6 @@ def fill_project(games: int, out: Path) -> None:
     django.setup()
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
@@ -125,8 +125,9 @@ def fill_project(games: int, out: Path) -> None:
     users = [User.objects.create_user(f"bench{i:04d}", f"bench{i}@example.com", None) for i in range(players)]
     tokens = {u.pk: Token.objects.create(user=u).key for u in users}
     sessions = {}
+    store = import_module(settings.SESSION_ENGINE).SessionStore  # the site's, as a login makes them
     for u in users:
-        s = SessionStore()
+        s = store()
         s[SESSION_KEY], s[BACKEND_SESSION_KEY] = str(u.pk), settings.AUTHENTICATION_BACKENDS[-1]
         s[HASH_SESSION_KEY] = u.get_session_auth_hash()
         s.create()

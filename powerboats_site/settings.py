@@ -70,7 +70,7 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",  # the language from the switcher's cookie, else Accept-Language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.AuthenticationMiddleware",  # Django's, with the player read with the session
     "common.middleware.UserLocaleMiddleware",  # a logged-in player's own language and time zone
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
