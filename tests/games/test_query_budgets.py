@@ -1,7 +1,8 @@
 """Query budgets of the turn path (issue 10), from authentication to commit, through the API and
 the site as clients use them. Tasks are not counted: they are queued after the commit.
 
-Budgets: a roll <= 7, a direction <= 9, the API GET of a game <= 4, the HTML game page <= 5. On
+Budgets: a roll <= 7, a direction <= 9, the API GET of a game <= 4, the HTML game page <= 3 (the
+session with its player, the game with its seats, players, drawing and ratings, its history). On
 PostgreSQL a turn is 3, of a two-player game and of a series alike: the token, the locked read, and
 its writes, its live event included, in one statement (common.db.writing).
 The tests run with real transactions (as in production, where BEGIN and COMMIT are not
@@ -29,7 +30,7 @@ from .factories import PASSWORD, make_user, placed_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BUDGET = {"roll": 7, "direction": 9, "api_get": 4, "page": 4}
+BUDGET = {"roll": 7, "direction": 9, "api_get": 4, "page": 3}
 
 
 @pytest.fixture
