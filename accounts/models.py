@@ -282,8 +282,14 @@ class PlayerSession(AbstractBaseSession):
     still the one Django's checks use; the column only finds the row. A player deleted takes
     their sessions with them."""
 
+    # no database constraint: the data may name a player deleted since (a save must not fail);
+    # deleting a player still deletes their sessions (Django's collector)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                             related_name="+")
+                             related_name="+", db_constraint=False)
+
+    def __str__(self) -> str:
+        # never the key (Django's says it): the admin lists a player's sessions before deleting them
+        return f"a session of player {self.user_id} until {self.expire_date:%Y-%m-%d}"
 
     @classmethod
     def get_session_store_class(cls) -> Any:

@@ -60,6 +60,11 @@ class SessionStore(db.SessionStore):
         row.user_id = player_id(data)
         return row
 
+    async def acreate_model_instance(self, data: dict[str, Any]) -> Any:
+        row: Any = await super().acreate_model_instance(data)
+        row.user_id = player_id(data)
+        return row
+
     def _get_session_from_db(self) -> Any:
         """What Django's store reads: the session with this key that has not expired, or None
         (and the key forgotten); its player, when the row names one, is kept as ``player``."""

@@ -1,6 +1,9 @@
 """Sessions move to accounts.PlayerSession (Django's session with its player's id in a column of
 its own, powerboats_site.sessions): every session that has not expired is copied with the id its
-data names, so that nobody is logged out. Django's table is left as it was (and unused)."""
+data names, so that nobody is logged out. Django's table is left as it was (and unused;
+``clearsessions`` no longer empties it). Run it with the old web processes stopped: a logout
+the old code handled after the copy would end only Django's row, and a login would be lost.
+Undoing it drops the new table: sessions ended since would live again in Django's."""
 
 import django.db.models.deletion
 from django.conf import settings
@@ -42,7 +45,7 @@ class Migration(migrations.Migration):
                 ('session_key', models.CharField(max_length=40, primary_key=True, serialize=False, verbose_name='session key')),
                 ('session_data', models.TextField(verbose_name='session data')),
                 ('expire_date', models.DateTimeField(db_index=True, verbose_name='expire date')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('user', models.ForeignKey(blank=True, null=True, db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],
             options={
                 'verbose_name': 'session',

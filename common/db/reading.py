@@ -16,6 +16,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Field, Model, signals
 from django.db.models.base import ModelState
+from django.db.models.query_utils import DeferredAttribute
 
 from .writing import column_field
 
@@ -30,8 +31,8 @@ class Part:
     attnames: tuple[str, ...]
     converters: tuple[tuple[Converter, ...], ...]
     col: tuple[Any, ...]
-    # the model keeps Django's __init__ and from_db and has no pre_init or post_init receiver when
-    # the part is made (none of ours has): its instances are made without __init__ (instance_of)
+    # the model keeps Django's __init__ and from_db: its instances are made without __init__ while
+    # nothing listens for its pre_init or post_init signals (instance_of asks each time)
     plain: bool
 
 
@@ -45,8 +46,10 @@ def model_part(model: type[Model], alias: str, names: Sequence[str] | None = Non
         tuple(connection.ops.get_db_converters(col) + f.get_db_converters(connection))  # type: ignore[attr-defined]
         for f, col in zip(fields, cols, strict=True)
     )
-    plain = (model.__init__ is Model.__init__ and model.from_db.__func__ is Model.from_db.__func__  # type: ignore[attr-defined]
-             and not (signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model)))
+    # Django's __init__ and from_db, and each loaded field's attribute a plain one (what __init__
+    # would set through it is stored as it is)
+    plain = (all("__init__" not in vars(k) and "from_db" not in vars(k) for k in model.__mro__ if k not in (Model, object))
+             and all(isinstance(getattr(model, name, None), DeferredAttribute) for name in (f.attname for f in fields)))
     return Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols, plain)
 
 
@@ -63,9 +66,10 @@ def instance_of(part: Part, values: Sequence[Any]) -> Any:
         for convert in converters:
             value = convert(value, col, connection)
         converted.append(value)
-    if not part.plain:
+    model = part.model
+    if not part.plain or signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model):
         return part.model.from_db(connection.alias, list(part.attnames), converted)
-    instance = part.model.__new__(part.model)
+    instance = model.__new__(model)
     state = ModelState()
     state.adding = False
     state.db = connection.alias
