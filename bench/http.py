@@ -2,8 +2,9 @@
 
     python bench/http.py [--games 1200] [--seconds 8] [--rounds 3] [--connections 16] [--keep]
 
-Serves the project exactly as the Procfile does (uvicorn, two workers; ``--server gunicorn``: two
-sync gunicorn workers, as before issue 13) on
+Serves the project exactly as the Procfile does (powerboats_site.serve: uvicorn's server, two
+workers; ``--server uvicorn``: uvicorn's own command, as the Procfile ran it before;
+``--server gunicorn``: two sync gunicorn workers, as before issue 13) on
 PostgreSQL (``DATABASE_URL``'s server, database ``powerboats_bench_http``) with Redis as the
 broker (db 15, nothing consumes it: the tasks a move queues are part of its cost), and beside it
 the bare baseline in ``bench/baseline/`` (same gunicorn command, same server, database
@@ -208,9 +209,14 @@ class Server:
 def start(name: str, module: str, port: int, env: dict[str, str], cwd: Path, log: Path,
           server: str = "gunicorn") -> Server:
     """gunicorn, two sync workers, access log on stdout (the baseline, and the project before
-    issue 13); or the Procfile's web command: uvicorn, two workers, the ASGI app that serves the
-    site through a2wsgi and the live streams (docs/live.md)."""
-    if server == "uvicorn":
+    issue 13); or the Procfile's web command (``serve``: powerboats_site.serve, uvicorn's server in
+    two workers that accept a connection only while they can start on it, the ASGI app that serves
+    the site through a2wsgi and the live streams, docs/live.md); or ``uvicorn``'s own command
+    (two workers that accept every connection, as the Procfile ran before)."""
+    if server == "serve":
+        command = [sys.executable, "-m", "powerboats_site.serve", "--host", "127.0.0.1", "--port", str(port),
+                   "--workers", "2"]
+    elif server == "uvicorn":
         command = [sys.executable, "-m", "uvicorn", module, "--host", "127.0.0.1", "--port", str(port),
                    "--workers", "2", "--no-proxy-headers"]
     else:
@@ -382,8 +388,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--keep", action="store_true", help="reuse the databases of the last run (games move on)")
-    parser.add_argument("--server", choices=["uvicorn", "gunicorn"], default="uvicorn",
-                        help="the project's server: the Procfile's (uvicorn, ASGI) or the sync gunicorn of before")
+    parser.add_argument("--server", choices=["serve", "uvicorn", "gunicorn"], default="serve",
+                        help="the project's server: the Procfile's (powerboats_site.serve), uvicorn's own command "
+                             "(every worker accepts every connection), or the sync gunicorn of before")
     parser.add_argument("--fill", choices=["project", "base"], help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -414,7 +421,7 @@ def main() -> None:
     base = json.loads(base_data.read_text())
     subprocess.run(["redis-cli", "-n", REDIS_DB, "flushdb"], capture_output=True)
 
-    module = "powerboats_site.asgi:application" if args.server == "uvicorn" else "powerboats_site.wsgi"
+    module = "powerboats_site.wsgi" if args.server == "gunicorn" else "powerboats_site.asgi:application"
     project = start("project", module, PROJECT_PORT, project_env(), ROOT, var / "project.log", args.server)
     bare = start("baseline", "bench.baseline.wsgi", BASE_PORT, base_env(), ROOT, var / "base.log")
     load_before = os.getloadavg()

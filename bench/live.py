@@ -191,8 +191,8 @@ def new_games(count: int) -> tuple[list[int], dict[str, str]]:
 def start_server(port: int, n_workers: int, extra: dict[str, str]) -> subprocess.Popen[bytes]:
     log = (VAR / "server.log").open("ab")
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1", "--port",
-         str(port), "--workers", str(n_workers), "--no-proxy-headers", "--timeout-graceful-shutdown", "1",
+        [sys.executable, "-m", "powerboats_site.serve", "--host", "127.0.0.1", "--port",
+         str(port), "--workers", str(n_workers), "--timeout-graceful-shutdown", "1",
          "--log-level", "warning", "--backlog", "4096"],
         cwd=ROOT, env=server_env(extra), stdout=log, stderr=subprocess.STDOUT)
     for _ in range(300):

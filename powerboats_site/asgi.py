@@ -25,7 +25,7 @@ _soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 if _soft < _hard:
     resource.setrlimit(resource.RLIMIT_NOFILE, (_hard, _hard))
 
-site = Bridge(get_wsgi_application(), workers=int(os.environ.get("WEB_THREADS", "2")))  # type: ignore[arg-type]
+site = Bridge(get_wsgi_application(), workers=int(os.environ.get("WEB_THREADS", "2")))
 
 from games.streams.asgi import StreamHandler  # noqa: E402  (after django.setup(), by get_wsgi_application)
 

@@ -23,6 +23,7 @@ tests/site/test_wsgi_bridge.py serves through it)."""
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
@@ -61,9 +62,27 @@ class Responder(WSGIResponder):
 
 
 class Bridge(WSGIMiddleware):
+    """The WSGI app in ``workers`` threads. ``busy`` counts the requests it has in hand (running or
+    waiting for a thread); ``on_busy``, when set, hears each change (powerboats_site.serve: a
+    worker takes new connections only while it is below ``threads + 1``)."""
+
+    def __init__(self, app: Any, workers: int) -> None:
+        super().__init__(app, workers)
+        self.threads = workers
+        self.busy = 0
+        self.on_busy: Callable[[int], None] | None = None
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            # a queue size of 0: unbounded (asyncio.Queue), so that put_nowait never fails
-            await Responder(self.app, self.executor, 0)(scope, receive, send)
+            self.busy += 1
+            if self.on_busy is not None:
+                self.on_busy(self.busy)
+            try:
+                # a queue size of 0: unbounded (asyncio.Queue), so that put_nowait never fails
+                await Responder(self.app, self.executor, 0)(scope, receive, send)
+            finally:
+                self.busy -= 1
+                if self.on_busy is not None:
+                    self.on_busy(self.busy)
         else:
             await super().__call__(scope, receive, send)

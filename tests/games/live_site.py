@@ -1,5 +1,5 @@
-"""The site as bin/run serves it, for the live tests (issue 13, docs/live.md): uvicorn with the
-ASGI app (two worker processes) and a Celery worker on the folder broker, over a fresh SQLite
+"""The site as bin/run serves it, for the live tests (issue 13, docs/live.md): the Procfile's web
+process (powerboats_site.serve: uvicorn's server, two worker processes) and a Celery worker on the folder broker, over a fresh SQLite
 database in a temporary var/, so that a house bot's move is made in another process than the one
 that streams it to the page. One per run and xdist worker (the ``site`` fixture of
 tests/games/conftest.py): the live modules share it, each with players of its own, as players
@@ -69,9 +69,9 @@ def serve(var: Path, migrated_sqlite: Path, port: int = PORT, web_workers: int =
     python = sys.executable
     copy_sqlite(migrated_sqlite, var / "db.sqlite3")
     log = (var / "site.log").open("wb")
-    web = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
-                            "--port", str(port), "--workers", str(web_workers), "--no-proxy-headers",
-                            "--timeout-graceful-shutdown", "1", "--log-level", "warning"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    web = subprocess.Popen([python, "-m", "powerboats_site.serve", "--host", "127.0.0.1", "--port", str(port),
+                            "--workers", str(web_workers), "--timeout-graceful-shutdown", "1", "--log-level",
+                            "warning"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     worker = subprocess.Popen([python, "-m", "celery", "-A", "powerboats_site", "worker", "--concurrency", "1",
                                "--loglevel", "WARNING", "--pool", "solo"], cwd=ROOT, env=env, stdout=log,
                               stderr=subprocess.STDOUT)

@@ -57,8 +57,8 @@ def servers(tmp_path_factory: pytest.TempPathFactory, migrated_sqlite: Path) -> 
     python = sys.executable
     copy_sqlite(migrated_sqlite, var / "db.sqlite3")  # a fresh database, migrated (tests/conftest.py)
     log = (var / "servers.log").open("wb")
-    processes = [subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
-                                   "--port", str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "1",
+    processes = [subprocess.Popen([python, "-m", "powerboats_site.serve", "--host", "127.0.0.1",
+                                   "--port", str(port), "--timeout-graceful-shutdown", "1",
                                    "--log-level", "warning"], cwd=ROOT, env=_env(var, port), stdout=log,
                                   stderr=subprocess.STDOUT) for port in (PORT_A, PORT_B)]
     try:
@@ -221,7 +221,7 @@ def test_a_server_that_stops_while_streams_are_open_ends_them_without_a_tracebac
     copy_sqlite(migrated_sqlite, tmp_path / "db.sqlite3")
     log_path = tmp_path / "server.log"
     with log_path.open("wb") as log:
-        server = subprocess.Popen([python, "-m", "uvicorn", "powerboats_site.asgi:application", "--host", "127.0.0.1",
+        server = subprocess.Popen([python, "-m", "powerboats_site.serve", "--host", "127.0.0.1",
                                    "--port", str(port), "--timeout-graceful-shutdown", "1", "--log-level", "info"],
                                   cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:

@@ -1,0 +1,243 @@
+"""The web process (the Procfile's ``web``): uvicorn serving powerboats_site.asgi, in worker
+processes that take a new connection only while they can start on it.
+
+    python -m powerboats_site.serve --host 127.0.0.1 --port 8000 --workers 2
+
+Why: uvicorn's workers share one listening socket and each accepts every connection it sees, as
+fast as it can. The busiest worker's event loop is awake most often, so it wins most accepts:
+one worker held 9-16 requests while the other held 1-8 (bench/http.py, an in-flight count per
+worker), and a request that landed in the long queue waited for it. The turns' p99 was 185-210
+ms under uvicorn against 125-135 ms under gunicorn's sync workers, which accept only when free
+(docs/performance.md). Here each worker accepts, one connection at a time, only while the sync
+site (pages, API, the turn path: powerboats_site.wsgi_bridge) has fewer requests in hand than its
+threads plus one; otherwise it stops listening until one ends, and the connection waits in the
+kernel's queue for whichever worker is free first. The live streams (async, no thread) are not
+counted: a worker holding thousands of streams still takes new connections.
+
+What uvicorn does is otherwise unchanged (its ``Server``, its HTTP protocol, its signals and
+graceful shutdown): its server is started with no socket to listen on, and the gate accepts and
+hands each connection over with the event loop's ``connect_accepted_socket``. The parent binds
+the socket, starts the workers (forked), starts again one that dies, and on SIGTERM or SIGINT
+stops them (each finishes what it serves, ``--timeout-graceful-shutdown``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import uvicorn
+from uvicorn.config import STARTUP_FAILURE
+
+APP = "powerboats_site.asgi:application"
+ACCEPT_RETRY_SECONDS = 1.0  # out of file descriptors: try again after a second, as asyncio does
+
+logger = logging.getLogger("uvicorn.error")
+
+
+class AcceptGate:
+    """Accepts connections on ``sockets`` while ``busy`` is below ``limit``, and hands each to
+    ``protocol_factory``'s protocol on ``loop``. ``update(busy)`` is called by the sync site each
+    time a request starts or ends (on the loop's thread)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, sockets: Sequence[socket.socket],
+                 protocol_factory: Callable[[], asyncio.Protocol], limit: int) -> None:
+        self.loop = loop
+        self.sockets = list(sockets)
+        self.protocol_factory = protocol_factory
+        self.limit = limit
+        self.busy = 0
+        self.listening = False
+        self.closed = False
+        self.connecting: set[asyncio.Task[Any]] = set()
+        for sock in self.sockets:
+            sock.setblocking(False)
+
+    def open(self) -> None:
+        if not self.listening and not self.closed:
+            for sock in self.sockets:
+                self.loop.add_reader(sock.fileno(), self._accept, sock)
+            self.listening = True
+
+    def pause(self) -> None:
+        if self.listening:
+            for sock in self.sockets:
+                self.loop.remove_reader(sock.fileno())
+            self.listening = False
+
+    def close(self) -> None:
+        self.pause()
+        self.closed = True
+
+    def update(self, busy: int) -> None:
+        self.busy = busy
+        if busy >= self.limit:
+            self.pause()
+        else:
+            self.open()
+
+    def _accept(self, sock: socket.socket) -> None:
+        # one connection per wake-up: the next waits for the loop's next turn, by which time this
+        # one's request has usually reached the site and counts in ``busy``
+        try:
+            conn, _ = sock.accept()
+        except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+            return  # another worker took it, or the client went away first
+        except OSError as exc:  # out of file descriptors, or memory: asyncio's own server does the same
+            logger.error("Cannot accept a connection (%s): trying again in %.0f s", exc, ACCEPT_RETRY_SECONDS)
+            self.pause()
+            self.loop.call_later(ACCEPT_RETRY_SECONDS, lambda: self.update(self.busy))
+            return
+        conn.setblocking(False)
+        task = self.loop.create_task(self._connect(conn))
+        self.connecting.add(task)
+        task.add_done_callback(self.connecting.discard)
+
+    async def _connect(self, conn: socket.socket) -> None:
+        try:
+            await self.loop.connect_accepted_socket(self.protocol_factory, conn)
+        except OSError:
+            conn.close()  # the client went away before its transport was made
+
+
+class GatedServer(uvicorn.Server):
+    """uvicorn's server, with the gate in place of its listening server."""
+
+    gate: AcceptGate | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        if sockets is None:
+            sockets = [_listening(self.config)]  # one worker, run without the parent
+        await super().startup(sockets=[])  # the lifespan, and nothing listening: the gate accepts
+        if self.should_exit:
+            return
+        from powerboats_site.asgi import site  # loaded by now (config.load, before startup)
+
+        config, state, app_state = self.config, self.server_state, self.lifespan.state
+
+        def protocol() -> asyncio.Protocol:
+            # as uvicorn makes its protocol for each connection (uvicorn.Server.startup)
+            return config.http_protocol_class(config=config, server_state=state, app_state=app_state)  # type: ignore[call-arg]  # typed as asyncio.Protocol
+
+        self.gate = AcceptGate(asyncio.get_running_loop(), sockets, protocol, limit=site.threads + 1)
+        site.on_busy = self.gate.update
+        self.gate.open()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.gate is not None:
+            self.gate.close()
+        await super().shutdown(sockets)
+
+
+def _listening(config: uvicorn.Config) -> socket.socket:
+    sock = config.bind_socket()
+    sock.listen(config.backlog)  # uvicorn's own server would (asyncio's create_server)
+    return sock
+
+
+def _run_worker(config: uvicorn.Config, sock: socket.socket) -> None:
+    """In a forked child: serve until told to stop, then leave: 0 after a stop it was told,
+    STARTUP_FAILURE if it never served (the app did not load, say), else 1."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+        signal.signal(sig, signal.SIG_DFL)
+    server = GatedServer(config)
+    code = 0
+    try:
+        server.run(sockets=[sock])
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:
+        logger.exception("The web worker stopped")
+        code = 1
+    if not server.started:
+        code = STARTUP_FAILURE
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _fork(config: uvicorn.Config, sock: socket.socket) -> int:
+    pid = os.fork()
+    if pid == 0:
+        _run_worker(config, sock)  # never returns
+    logger.info("Started web worker [%d]", pid)
+    return pid
+
+
+def serve(config: uvicorn.Config) -> int:
+    """Bind, fork ``config.workers`` workers, keep them running until SIGTERM or SIGINT."""
+    if config.workers <= 1:
+        server = GatedServer(config)
+        server.run()
+        return 0 if server.started else STARTUP_FAILURE
+    sock = _listening(config)
+    stopping: list[int] = []
+
+    def stop(signum: int, _frame: Any) -> None:
+        stopping.append(signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    workers = {_fork(config, sock) for _ in range(config.workers)}
+    status = 0
+    while workers and not stopping:
+        time.sleep(0.2)
+        while workers:
+            pid, code = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            workers.discard(pid)
+            if stopping:
+                break
+            if os.WIFEXITED(code) and os.WEXITSTATUS(code) == STARTUP_FAILURE:
+                # it failed before serving (the app, the socket): every new one would fail alike
+                logger.error("Web worker [%d] failed to start: stopping", pid)
+                stopping.append(signal.SIGTERM)
+                status = STARTUP_FAILURE
+                break
+            logger.warning("Web worker [%d] died: starting another", pid)
+            workers.add(_fork(config, sock))
+    for pid in workers:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    for pid in workers:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    sock.close()
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (the Procfile: 2)")
+    parser.add_argument("--timeout-graceful-shutdown", type=int, default=3,
+                        help="seconds a stopping worker gives what it serves (the live streams end at once)")
+    parser.add_argument("--log-level", default="info")
+    parser.add_argument("--backlog", type=int, default=2048, help="connections the kernel holds for the workers")
+    parser.add_argument("--proxy-headers", action="store_true",
+                        help="trust X-Forwarded-For/-Proto from --forwarded-allow-ips (behind a proxy)")
+    parser.add_argument("--forwarded-allow-ips", default=None)
+    args = parser.parse_args(argv)
+    config = uvicorn.Config(APP, host=args.host, port=args.port, workers=args.workers,
+                            timeout_graceful_shutdown=args.timeout_graceful_shutdown, log_level=args.log_level,
+                            backlog=args.backlog, proxy_headers=args.proxy_headers,
+                            forwarded_allow_ips=args.forwarded_allow_ips)
+    return serve(config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
