@@ -228,14 +228,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds a stopping worker gives what it serves (the live streams end at once)")
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--backlog", type=int, default=2048, help="connections the kernel holds for the workers")
-    parser.add_argument("--proxy-headers", action="store_true",
-                        help="trust X-Forwarded-For/-Proto from --forwarded-allow-ips (behind a proxy)")
-    parser.add_argument("--forwarded-allow-ips", default=None)
     args = parser.parse_args(argv)
     config = uvicorn.Config(APP, host=args.host, port=args.port, workers=args.workers,
                             timeout_graceful_shutdown=args.timeout_graceful_shutdown, log_level=args.log_level,
-                            backlog=args.backlog, proxy_headers=args.proxy_headers,
-                            forwarded_allow_ips=args.forwarded_allow_ips)
+                            backlog=args.backlog,
+                            # the site reads X-Forwarded-For and -Proto itself (PROXY_COUNT, SITE_URL), so
+                            # that a client cannot pick its address: never uvicorn
+                            proxy_headers=False)
     return serve(config)
 
 
