@@ -36,6 +36,11 @@ class Responder(WSGIResponder):
     """a2wsgi's responder: a small body read ahead, and ``send`` (called in the app's thread)
     without waiting for the loop."""
 
+    def __init__(self, bridge: Bridge) -> None:
+        # a queue size of 0: unbounded (asyncio.Queue), so that put_nowait never fails
+        super().__init__(bridge.app, bridge.executor, 0)
+        self.bridge = bridge
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         body = Body(self.loop, receive)
         # read ahead (here, in the loop) a small request's body: a move's JSON is a few dozen bytes
@@ -48,7 +53,13 @@ class Responder(WSGIResponder):
         sender = self.loop.create_task(self.sender(send))
         try:
             context = contextvars.copy_context()
-            await self.loop.run_in_executor(self.executor, context.run, self.wsgi, environ, self.start_response)
+            # counted from here (its body read ahead: a client slow to send it holds no thread, and
+            # is not counted) until its thread is free (the response may still be on its way)
+            try:
+                self.bridge.busy_changed(+1)
+                await self.loop.run_in_executor(self.executor, context.run, self.wsgi, environ, self.start_response)
+            finally:
+                self.bridge.busy_changed(-1)
             self.send_queue.put_nowait(None)
             await sender  # raises what sending raised (the client gone)
             if self.exc_info is not None:
@@ -62,9 +73,10 @@ class Responder(WSGIResponder):
 
 
 class Bridge(WSGIMiddleware):
-    """The WSGI app in ``workers`` threads. ``busy`` counts the requests it has in hand (running or
-    waiting for a thread); ``on_busy``, when set, hears each change (powerboats_site.serve: a
-    worker takes new connections only while it is below ``threads + 1``)."""
+    """The WSGI app in ``workers`` threads. ``busy`` counts the requests handed to the threads and
+    not done with them (running, or waiting for a thread); ``on_busy``, when set, hears each
+    change, on the event loop's thread (powerboats_site.serve: a worker takes new connections
+    only while it is below ``threads + 1``)."""
 
     def __init__(self, app: Any, workers: int) -> None:
         super().__init__(app, workers)
@@ -72,17 +84,13 @@ class Bridge(WSGIMiddleware):
         self.busy = 0
         self.on_busy: Callable[[int], None] | None = None
 
+    def busy_changed(self, by: int) -> None:
+        self.busy += by
+        if self.on_busy is not None:
+            self.on_busy(self.busy)
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            self.busy += 1
-            if self.on_busy is not None:
-                self.on_busy(self.busy)
-            try:
-                # a queue size of 0: unbounded (asyncio.Queue), so that put_nowait never fails
-                await Responder(self.app, self.executor, 0)(scope, receive, send)
-            finally:
-                self.busy -= 1
-                if self.on_busy is not None:
-                    self.on_busy(self.busy)
+            await Responder(self)(scope, receive, send)
         else:
             await super().__call__(scope, receive, send)

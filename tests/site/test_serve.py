@@ -160,6 +160,67 @@ def test_the_bridge_tells_how_many_requests_it_has_in_hand():
     assert max(heard) == 2 and len(heard) == 6
 
 
+def accept_queue(port: int) -> int:
+    """How many connections wait in the kernel for a worker to accept them (``ss``: a listening
+    socket's Recv-Q)."""
+    out = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True, check=True).stdout
+    return sum(int(line.split()[1]) for line in out.splitlines() if line.strip())
+
+
+def stalled_upload(port: int, token: str) -> socket.socket:
+    """An API POST whose body stops after 70 KB of 200 KB: past what the bridge reads ahead, so
+    its request goes to a thread, which waits in DRF's read of the body for the rest."""
+    client = socket.create_connection(("127.0.0.1", port), timeout=5)
+    client.sendall(b"POST /api/challenges/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token "
+                   + token.encode() + b"\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n"
+                   + b" " * 70_000)
+    return client
+
+
+@pytest.mark.slow
+def test_the_site_s_threads_close_the_gate_and_a_connection_waits_in_the_kernel(tmp_path, migrated_sqlite):
+    """The gate as the site drives it, on uvloop: one thread (WEB_THREADS=1), so a limit of two
+    requests; two uploads that stall hold the thread and the place after it, and a new
+    connection then waits in the kernel's queue (not in the worker) until one of them ends.
+    (Without the gate it would be taken at once and wait in the worker.)"""
+    port = PORT + 1
+    base = f"http://127.0.0.1:{port}"
+    copy_sqlite(migrated_sqlite, tmp_path / "db.sqlite3")
+    script = ("from accounts.models import User; from rest_framework.authtoken.models import Token; "
+              "print(Token.objects.create(user=User.objects.create_user('gate', None, None)).key)")
+    token = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=site_env(tmp_path, base),
+                           capture_output=True, text=True, check=True).stdout.split()[-1]
+    log_path = tmp_path / "web.log"
+    with log_path.open("wb") as log:
+        web = subprocess.Popen([sys.executable, "-m", "powerboats_site.serve", "--host", "127.0.0.1", "--port",
+                                str(port), "--timeout-graceful-shutdown", "1"], cwd=ROOT,
+                               env={**site_env(tmp_path, base), "WEB_THREADS": "1"}, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+        uploads: list[socket.socket] = []
+        try:
+            wait_until_up(base, log_path)
+            assert accept_queue(port) == 0
+            uploads = [stalled_upload(port, token) for _ in range(2)]
+            time.sleep(1)  # both reach the site: one in the thread, one waiting for it
+            waiting = socket.create_connection(("127.0.0.1", port), timeout=10)
+            waiting.sendall(b"GET /health/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            assert until(lambda: accept_queue(port) == 1, 3), "the worker took the connection at its limit"
+            time.sleep(0.5)
+            assert accept_queue(port) == 1
+            uploads.pop(0).close()  # the thread's request ends: the other one takes the thread, a place is free
+            assert until(lambda: accept_queue(port) == 0, 10), "not accepted when a place was free"
+            uploads.pop(0).close()  # and the thread is free for it
+            answer = waiting.recv(200)
+            assert answer.startswith(b"HTTP/1.1 200"), answer
+            waiting.close()
+        finally:
+            for upload in uploads:
+                upload.close()
+            os.killpg(web.pid, signal.SIGKILL)
+            web.wait(10)
+    assert "Traceback" not in log_path.read_text()
+
+
 def workers_of(pid: int) -> set[int]:
     return {int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
 
@@ -172,7 +233,8 @@ def test_the_web_process_starts_again_a_worker_that_dies_and_stops_on_sigterm(tm
     with log_path.open("wb") as log:
         web = subprocess.Popen([sys.executable, "-m", "powerboats_site.serve", "--host", "127.0.0.1", "--port",
                                 str(PORT), "--workers", "2", "--timeout-graceful-shutdown", "1"],
-                               cwd=ROOT, env=site_env(tmp_path, base), stdout=log, stderr=subprocess.STDOUT)
+                               cwd=ROOT, env=site_env(tmp_path, base), stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
         try:
             wait_until_up(base, log_path)
             assert until(lambda: len(workers_of(web.pid)) == 2, 10), (workers_of(web.pid), log_path.read_text()[-3000:])
@@ -188,7 +250,8 @@ def test_the_web_process_starts_again_a_worker_that_dies_and_stops_on_sigterm(tm
             assert still_running(serving) == [], "a worker outlived the web process"
         finally:
             if web.poll() is None:
-                web.kill()
+                os.killpg(web.pid, signal.SIGKILL)  # its workers too
+                web.wait(10)
     text = log_path.read_text()
     assert f"Web worker [{killed}] died: starting another" in text, text[-2000:]
     assert "Traceback" not in text, text[-3000:]
@@ -216,3 +279,64 @@ def test_a_worker_that_cannot_start_stops_the_web_process(tmp_path):
     assert web.returncode == STARTUP_FAILURE, web.stdout.decode()[-2000:]
     assert time.monotonic() - started < 30
     assert b"failed to start" in web.stdout + web.stderr
+
+
+def start_web(tmp_path: Path, migrated_sqlite: Path, port: int, log_path: Path) -> subprocess.Popen[bytes]:
+    copy_sqlite(migrated_sqlite, tmp_path / "db.sqlite3")
+    with log_path.open("wb") as log:
+        return subprocess.Popen([sys.executable, "-m", "powerboats_site.serve", "--host", "127.0.0.1", "--port",
+                                 str(port), "--workers", "2", "--timeout-graceful-shutdown", "1"], cwd=ROOT,
+                                env=site_env(tmp_path, f"http://127.0.0.1:{port}"), stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+
+@pytest.mark.slow
+def test_a_stop_while_the_workers_start_stops_them_all(tmp_path, migrated_sqlite):
+    """SIGTERM as soon as the first worker is forked: before, a worker forked with the parent's
+    handler could swallow the parent's SIGTERM and serve on, and the parent waited for it for
+    ever. The signals are blocked around each fork and a worker still there after the grace
+    period is killed."""
+    log_path = tmp_path / "web.log"
+    web = start_web(tmp_path, migrated_sqlite, PORT + 1, log_path)
+    try:
+        assert until(lambda: "Started web worker" in log_path.read_text(), 20)
+        web.send_signal(signal.SIGTERM)
+        assert web.wait(20) == 0
+        forked = {int(line.split("[")[1].split("]")[0]) for line in log_path.read_text().splitlines()
+                  if "Started web worker" in line}
+        assert forked and still_running(forked) == []
+    finally:
+        if web.poll() is None:
+            os.killpg(web.pid, signal.SIGKILL)
+            web.wait(10)
+
+
+@pytest.mark.slow
+def test_workers_stop_when_their_parent_is_killed(tmp_path, migrated_sqlite):
+    """A parent killed with SIGKILL (or by the kernel) leaves no worker serving its port: each is
+    sent SIGTERM when its parent dies (PR_SET_PDEATHSIG)."""
+    log_path = tmp_path / "web.log"
+    web = start_web(tmp_path, migrated_sqlite, PORT + 1, log_path)
+    try:
+        wait_until_up(f"http://127.0.0.1:{PORT + 1}", log_path)
+        assert until(lambda: len(workers_of(web.pid)) == 2, 10)
+        serving = workers_of(web.pid)
+        web.kill()
+        web.wait(10)
+        assert still_running(serving) == [], "a worker outlived its parent"
+    finally:
+        if still_running(workers_of_group(web.pid)):
+            os.killpg(web.pid, signal.SIGKILL)
+
+
+def workers_of_group(pgid: int) -> set[int]:
+    """The processes of the group ``pgid`` (a web process started in a session of its own)."""
+    pids = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            pids.add(int(stat.parent.name))
+    return pids
