@@ -17,8 +17,11 @@ counted: a worker holding thousands of streams still takes new connections.
 What uvicorn does is otherwise unchanged (its ``Server``, its HTTP protocol, its signals and
 graceful shutdown): its server is started with no socket to listen on, and the gate accepts and
 hands each connection over with the event loop's ``connect_accepted_socket``. The parent binds
-the socket, starts the workers (forked), starts again one that dies, and on SIGTERM or SIGINT
-stops them (each finishes what it serves, ``--timeout-graceful-shutdown``)."""
+the socket, starts the workers (forked; each stops when the parent dies), starts again one that
+dies, stops when one cannot start, and on SIGTERM, SIGINT, SIGHUP or SIGQUIT stops them (each
+finishes what it serves within ``--timeout-graceful-shutdown``; one still there 10 s later is
+killed). Not kept from uvicorn's own command: its other options, its health pings of the
+workers, its rolling restart on SIGHUP (docs/live.md)."""
 
 from __future__ import annotations
 
