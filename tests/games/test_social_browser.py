@@ -5,6 +5,7 @@ next-game link, the watch list and player search. Screenshots go to test-output/
 from __future__ import annotations
 
 import pytest
+from django.db import connections
 
 from .factories import PASSWORD, make_game, make_user, placed_game
 from .test_browser import CHROMIUM_ARGS
@@ -98,3 +99,7 @@ def test_chat_rematch_next_game_watch_and_search_in_a_browser(live_server, outpu
             assert ann.email_mode == "none"
         finally:
             browser.close()
+            # the database work above ran while Playwright's event loop runs in this thread, so
+            # Django kept it on a connection of that context (asgiref's Local): closed here, in it,
+            # or it outlived the test and its database could not be dropped at the end of the run
+            connections.close_all()
