@@ -255,3 +255,21 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
     if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and os.environ.get("DATABASE_URL"):
         template = request.getfixturevalue("migrated_postgres")
         settings.DATABASES["default"].setdefault("TEST", {})["TEMPLATE"] = template
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None) -> Iterator[None]:
+    """pytest-django's, and before it drops the test databases: close the connections that
+    database work done while an event loop ran in a test's thread left open (Playwright's sync
+    API, the streams' handler called in-process). Django keeps those per context then (asgiref's
+    ``Local``), so nothing else closes them, and every full run ended with a test database that
+    could not be dropped ("being accessed by other users")."""
+    yield
+    import gc
+
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    for wrapper in [o for o in gc.get_objects() if issubclass(type(o), BaseDatabaseWrapper)]:
+        if wrapper.connection is not None:
+            wrapper.connection.close()  # the driver's own: the wrapper may belong to another thread
+            wrapper.connection = None
