@@ -20,7 +20,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from common.db.reading import Part, instance_of, model_part
+from common.db.reading import Part, columns, instance_of, model_part
 
 from .models import CourseDrawing, Game, Seat
 from .ratings.models import Rating
@@ -34,16 +34,16 @@ def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[P
     user = get_user_model()
     parts = (model_part(Seat, "s"), model_part(Game, "g"), model_part(user, "u", ("id", *PLAYER_FIELDS)))
     qn = connection.ops.quote_name
-    columns = ", ".join(f"{p.alias}.{qn(f.column)}" for p in parts for f in p.fields)
+    selected = columns(*parts)
     users = qn(user._meta.db_table)
     joined = ""
     if drawing:  # the board's stored drawing in a language and version, when there is one; each player's rating
-        columns += f", d.{qn('svg')}, d.{qn('box')}, r.{qn('rating')}, r.{qn('deviation')}"
+        selected += f", d.{qn('svg')}, d.{qn('box')}, r.{qn('rating')}, r.{qn('deviation')}"
         joined = (f"LEFT JOIN {qn(CourseDrawing._meta.db_table)} d ON d.{qn('course_id')} = g.{qn('course_id')} "
                   f"AND d.{qn('language')} = %s AND d.{qn('version')} = %s "
                   f"LEFT JOIN {qn(Rating._meta.db_table)} r ON r.{qn('user_id')} = s.{qn('user_id')} ")
     sql = (
-        f"SELECT {columns} FROM {qn(Seat._meta.db_table)} s "
+        f"SELECT {selected} FROM {qn(Seat._meta.db_table)} s "
         f"JOIN {qn(Game._meta.db_table)} g ON g.{qn('id')} = s.{qn('game_id')} "
         f"JOIN {users} u ON u.{qn('id')} = s.{qn('user_id')} "
         f"{joined}WHERE s.{qn('game_id')} = %s"

@@ -18,7 +18,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
-from common.db.reading import Part, instance_of, model_part
+from common.db.reading import Part, columns, instance_of, model_part
 from common.middleware import use_players_language
 
 # DRF's own words, translated by its catalogue (not ours: makemessages does not see them here)
@@ -30,8 +30,7 @@ def _query(vendor: str) -> tuple[str, Part, Part]:
     user = get_user_model()
     token, owner = model_part(Token, "t"), model_part(user, "u")
     qn = connection.ops.quote_name
-    columns = ", ".join(f"{p.alias}.{qn(f.column)}" for p in (token, owner) for f in p.fields)
-    sql = (f"SELECT {columns} FROM {qn(Token._meta.db_table)} t "
+    sql = (f"SELECT {columns(token, owner)} FROM {qn(Token._meta.db_table)} t "
            f"JOIN {qn(user._meta.db_table)} u ON u.{qn(user._meta.pk.column)} = t.{qn('user_id')} "
            f"WHERE t.{qn('key')} = %s")
     return sql, token, owner

@@ -142,7 +142,7 @@ class GatedServer(uvicorn.Server):
     """uvicorn's server, with the gate in place of its listening server."""
 
     gate: AcceptGate | None = None
-    own_sockets: list[socket.socket] = []
+    own_sockets: Sequence[socket.socket] = ()  # those it bound itself (one worker, no parent)
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         if sockets is None:  # one worker, run without the parent: it binds, and closes when it stops

@@ -18,18 +18,16 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import PlayerSession
-from common.db.reading import Part, instance_of, model_part
+from common.db.reading import Part, columns, instance_of, model_part
 
 
 @lru_cache(maxsize=4)
 def _query(vendor: str) -> tuple[str, Part, Part, int]:
     session, user = model_part(PlayerSession, "s"), model_part(get_user_model(), "u")
     qn = connection.ops.quote_name
-    columns = ", ".join(f"s.{qn(f.column)}" for f in session.fields) + ", " + \
-        ", ".join(f"u.{qn(f.column)}" for f in user.fields)
     user_pk = get_user_model()._meta.pk
     assert user_pk is not None
-    sql = (f"SELECT {columns} FROM {qn(PlayerSession._meta.db_table)} s "
+    sql = (f"SELECT {columns(session, user)} FROM {qn(PlayerSession._meta.db_table)} s "
            f"LEFT JOIN {qn(get_user_model()._meta.db_table)} u "
            f"ON u.{qn(user_pk.column)} = s.{qn(PlayerSession._meta.get_field('user').column)} "
            f"WHERE s.{qn(PlayerSession._meta.pk.column)} = %s")

@@ -53,6 +53,13 @@ def model_part(model: type[Model], alias: str, names: Sequence[str] | None = Non
     return Part(model, alias, fields, tuple(f.attname for f in fields), converters, cols, plain)
 
 
+def columns(*parts: Part) -> str:
+    """The select list of these parts' columns, each under its part's table alias, in the order
+    their rows are then read (``instance_of`` of each part's slice of the row)."""
+    qn = connection.ops.quote_name
+    return ", ".join(f"{p.alias}.{qn(f.column)}" for p in parts for f in p.fields)
+
+
 def instance_of(part: Part, values: Sequence[Any]) -> Any:
     """A model instance from its part's values in a row, as the ORM would make it.
 
@@ -83,10 +90,9 @@ def _select(model: type[Model], vendor: str, names: tuple[str, ...] | None, colu
             ) -> tuple[str, Part]:
     part = model_part(model, "m", names)
     qn = connection.ops.quote_name
-    columns = ", ".join(f"m.{qn(f.column)}" for f in part.fields)
     where = column_field(model, column).column
     values = ", ".join(["%s"] * count)
-    return f"SELECT {columns} FROM {qn(model._meta.db_table)} m WHERE m.{qn(where)} IN ({values})", part
+    return f"SELECT {columns(part)} FROM {qn(model._meta.db_table)} m WHERE m.{qn(where)} IN ({values})", part
 
 
 def rows_where(model: type[Model], column: str, values: Sequence[Any], names: Sequence[str] | None = None

@@ -228,30 +228,25 @@ def workers_of(pid: int) -> set[int]:
 @pytest.mark.slow
 def test_the_web_process_starts_again_a_worker_that_dies_and_stops_on_sigterm(tmp_path, migrated_sqlite):
     base = f"http://127.0.0.1:{PORT}"
-    copy_sqlite(migrated_sqlite, tmp_path / "db.sqlite3")
     log_path = tmp_path / "web.log"
-    with log_path.open("wb") as log:
-        web = subprocess.Popen([sys.executable, "-m", "powerboats_site.serve", "--host", "127.0.0.1", "--port",
-                                str(PORT), "--workers", "2", "--timeout-graceful-shutdown", "1"],
-                               cwd=ROOT, env=site_env(tmp_path, base), stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
-        try:
-            wait_until_up(base, log_path)
-            assert until(lambda: len(workers_of(web.pid)) == 2, 10), (workers_of(web.pid), log_path.read_text()[-3000:])
-            first = workers_of(web.pid)
-            killed = min(first)
-            os.kill(killed, signal.SIGKILL)  # as the kernel's OOM killer would
-            assert until(lambda: len(workers_of(web.pid)) == 2 and killed not in workers_of(web.pid), 10)
-            for _ in range(6):  # both workers serve (the new one once it has loaded the site)
-                assert urllib.request.urlopen(f"{base}/health/", timeout=10).status == 200
-            serving = workers_of(web.pid)
-            web.send_signal(signal.SIGTERM)
-            assert web.wait(15) == 0
-            assert still_running(serving) == [], "a worker outlived the web process"
-        finally:
-            if web.poll() is None:
-                os.killpg(web.pid, signal.SIGKILL)  # its workers too
-                web.wait(10)
+    web = start_web(tmp_path, migrated_sqlite, PORT, log_path)
+    try:
+        wait_until_up(base, log_path)
+        assert until(lambda: len(workers_of(web.pid)) == 2, 10), (workers_of(web.pid), log_path.read_text()[-3000:])
+        first = workers_of(web.pid)
+        killed = min(first)
+        os.kill(killed, signal.SIGKILL)  # as the kernel's OOM killer would
+        assert until(lambda: len(workers_of(web.pid)) == 2 and killed not in workers_of(web.pid), 10)
+        for _ in range(6):  # both workers serve (the new one once it has loaded the site)
+            assert urllib.request.urlopen(f"{base}/health/", timeout=10).status == 200
+        serving = workers_of(web.pid)
+        web.send_signal(signal.SIGTERM)
+        assert web.wait(15) == 0
+        assert still_running(serving) == [], "a worker outlived the web process"
+    finally:
+        if web.poll() is None:
+            os.killpg(web.pid, signal.SIGKILL)  # its workers too
+            web.wait(10)
     text = log_path.read_text()
     assert f"Web worker [{killed}] died: starting another" in text, text[-2000:]
     assert "Traceback" not in text, text[-3000:]
