@@ -16,8 +16,12 @@ imports no Django). :func:`long_forms` reads a game's history rows in order, bec
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
+
+from django.utils.translation import get_language
 
 from common.words import gettext as _
 from common.words import ngettext
@@ -142,6 +146,9 @@ class Row(Protocol):
     sunk: bool
 
 
+Headings = dict[tuple[int, int], int | None]  # each boat's heading after the rows said, by race and seat
+
+
 def long_forms(rows: Sequence[Row], colors: Sequence[str],
                lines: Sequence[Mapping[tuple[int, int], int]] | Mapping[tuple[int, int], int] | None = None
                ) -> list[str]:
@@ -150,9 +157,16 @@ def long_forms(rows: Sequence[Row], colors: Sequence[str],
 
     ``colors`` names the seats; ``lines`` numbers the start/finish line cells (1-based) of each
     race's course for placements (one mapping: every race's)."""
+    return _said(rows, colors, lines, {})
+
+
+def _said(rows: Sequence[Row], colors: Sequence[str],
+          lines: Sequence[Mapping[tuple[int, int], int]] | Mapping[tuple[int, int], int] | None,
+          headings: Headings) -> list[str]:
+    """:func:`long_forms` of rows that follow those after which the boats had ``headings``
+    (updated in place: the headings after these rows)."""
     per_race: Sequence[Mapping[tuple[int, int], int]] = [] if lines is None else \
         [lines] if isinstance(lines, Mapping) else lines
-    headings: dict[tuple[int, int], int | None] = {}
     out: list[str] = []
     for row in rows:
         race = getattr(row, "race", 0) or 0
@@ -178,3 +192,45 @@ def long_forms(rows: Sequence[Row], colors: Sequence[str],
             out.append(describe_end(termination=row.termination, color=color if row.termination != "adjudication"
                                     else None))
     return out
+
+
+class KeptLongForms:
+    """The long forms of a game's rows, kept per process for each game and language: a game's
+    history only grows (games.appendonly), so the words of a row, once said, never change. A page
+    shown again (its player's after the opponent's move, a spectator's, the replay control's) says
+    only the rows that are new since, from the boats' headings kept with the words. ``seal`` is
+    the game's dice commitment, different for every game: a game id used again (a test database
+    rolled back) cannot find another game's words. Used from the site's threads: a lock."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self.size = size
+        self.forms: OrderedDict[tuple[int, str, str], tuple[list[str], Headings]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def of(self, game_id: int, seal: str, rows: Sequence[Row], colors: Sequence[str],
+           lines: Sequence[Mapping[tuple[int, int], int]] | Mapping[tuple[int, int], int] | None = None
+           ) -> list[str]:
+        """:func:`long_forms` of a game's history ``rows`` (all of them from its first, in order: the
+        first ``len(rows)`` words kept are theirs), in the active language."""
+        key = (game_id, seal, get_language() or "")
+        with self.lock:
+            known = self.forms.get(key)
+            if known is not None:
+                self.forms.move_to_end(key)
+        if known is not None and len(known[0]) >= len(rows):  # a read older than the one kept: its first rows
+            return known[0][:len(rows)] if len(known[0]) > len(rows) else known[0]
+        if known is not None:  # said up to a move since: the new rows only
+            headings = dict(known[1])
+            said = known[0] + _said(rows[len(known[0]):], colors, lines, headings)
+        else:
+            headings = {}
+            said = _said(rows, colors, lines, headings)
+        with self.lock:
+            self.forms[key] = (said, headings)
+            self.forms.move_to_end(key)
+            while len(self.forms) > self.size:
+                self.forms.popitem(last=False)
+        return said
+
+
+KEPT_LONG_FORMS = KeptLongForms()

@@ -53,7 +53,7 @@ from .forms import (
     posted_turn,
 )
 from .models import Game, Move, Plan
-from .movetext import long_forms
+from .movetext import KEPT_LONG_FORMS
 from .notifications import push
 from .notifications.emails import BadToken, unsubscribe_link_use, unsubscribe_token, user_from_token
 from .payloads import action_entries, series_detail, series_summary, shown_rows
@@ -304,7 +304,8 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
             "next_buoy": s.next_buoy if now else position.boats[s.index].next_buoy,
         })
     line_index = {c: i + 1 for i, c in enumerate(course.line)}
-    long = dict(zip((row.ply for row in rows), long_forms(rows, colors, line_index), strict=True))
+    said = KEPT_LONG_FORMS.of(game.pk, game.dice_seed_sha256, rows, colors, line_index)
+    long = dict(zip((row.ply for row in rows), said, strict=True))
     context: dict[str, Any] = {
         "players": players,
         "game": game,
@@ -659,7 +660,8 @@ def _series_context(request: HttpRequest, game: Game, seats: list[Any], error: S
     # each action in words beside its notation (games/movetext.py)
     lines = [{c: i + 1 for i, c in enumerate(course_by_key(k).line)} for k in game.course_keys]
     colors = [s.color for s in playing(seats)]
-    long = dict(zip((row.ply for row in rows), long_forms(rows, colors, lines), strict=True))
+    said = KEPT_LONG_FORMS.of(game.pk, game.dice_seed_sha256, rows, colors, lines)
+    long = dict(zip((row.ply for row in rows), said, strict=True))
     for entry, shown in zip(entries, detail["history"], strict=True):
         turn = entry["turn"]
         shown["long"] = long[turn.ply if turn is not None else entry["ply"]]

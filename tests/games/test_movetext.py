@@ -112,3 +112,38 @@ def test_the_move_list_shows_both_forms_for_every_turn():
         assert f"moves {len(turn.path)} cell" in text or (not turn.path and "does not move" in text)
         assert ("crashes" in text) == turn.crash
         assert text in page
+
+
+@pytest.mark.django_db
+def test_the_kept_words_of_a_game_grow_with_its_history_and_say_what_long_forms_says():
+    """The page's move list says its rows from KEPT_LONG_FORMS (games/movetext.py): after each
+    action only the new rows are said, from the boats' headings kept with the words (a turn's
+    "turns left" depends on the heading before it), and the words are long_forms' own. A game id
+    used again by another game (another dice commitment), another language and an older read each
+    get their own words."""
+    from games.movetext import KeptLongForms
+
+    kept = KeptLongForms()
+    game = placed_game()
+    colors = ("yellow", "red")
+    said: list[list[str]] = []
+    while game.moves.filter(kind="turn").count() < 6:
+        play_until(game, lambda g, n=game.ply: g.ply > n)
+        game.refresh_from_db()
+        rows = history(game)
+        words = kept.of(game.pk, game.dice_seed_sha256, rows, colors)
+        assert words == long_forms(rows, colors)
+        said.append(words)
+    assert any("turns" in w for w in said[-1]), "a turn said from a kept heading"
+    rows = history(game)
+    # an older read (fewer rows than kept): the first of the kept words, the kept ones left as they are
+    assert kept.of(game.pk, game.dice_seed_sha256, rows[:3], colors) == said[-1][:3]
+    assert kept.of(game.pk, game.dice_seed_sha256, rows, colors) == said[-1]
+    # the same id with another game's commitment, with other rows: said afresh
+    other = [SimpleNamespace(**{**vars(r), "seat": 1 - r.seat}) for r in rows]
+    assert kept.of(game.pk, "another game", other, colors) == long_forms(other, colors) != said[-1]
+    with override("de"):
+        german = kept.of(game.pk, game.dice_seed_sha256, rows, colors)
+    assert german != said[-1]
+    with override("de"):
+        assert german == long_forms(rows, colors)
