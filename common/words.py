@@ -53,5 +53,5 @@ def kept_str(lazy: Any) -> str:
 
 @receiver(setting_changed)
 def _forget(setting: str, **kwargs: Any) -> None:
-    if setting in {"LANGUAGES", "LANGUAGE_CODE", "LOCALE_PATHS", "INSTALLED_APPS"}:
+    if setting in {"LANGUAGES", "LANGUAGE_CODE", "LOCALE_PATHS", "INSTALLED_APPS", "ROOT_URLCONF", "FORCE_SCRIPT_NAME"}:
         _kept.clear()

@@ -106,3 +106,35 @@ def test_a_kept_address_is_djangos_own_and_follows_the_urlconf():
     with override_settings(ROOT_URLCONF="tests.site.one_url"):
         assert kept_url._reverse.cache_info().currsize == 0
         assert render('{% url "game" 7 %}', "en") == "/only/7/"
+
+
+def test_a_kept_part_is_said_once_per_language_and_flags_and_is_what_the_page_would_say():
+    """``{% kept_html "name" flag … %}``: the same part for everyone with the same flags (each
+    taken as true or false) in a language, rendered once and kept; another language, another flag
+    or another script prefix has its own; the page's other values are not in it."""
+    import pytest
+    from django.template import TemplateSyntaxError
+    from django.urls import set_script_prefix
+
+    words._kept.clear()
+    source = ('{% kept_html "menu" member %}{% translate "Log out" %}{% if member %} ({% translate "Leaderboard" %})'
+              '{% endif %}{% endkept_html %}|{{ name }}')
+    assert render(source, "de", member=True, name="anna") == "Abmelden (Rangliste)|anna"
+    assert render(source, "de", member="yes", name="bruno") == "Abmelden (Rangliste)|bruno", "a flag's truth"
+    assert render(source, "de", member=None, name="") == "Abmelden|"
+    assert render(source, "it", member=1, name="carla") == "Esci (Classifica)|carla"
+    kept_parts = [key for key in words._kept if key[1] == "{% kept_html %}"]
+    assert sorted((key[0], key[3]) for key in kept_parts) == [("de", (False,)), ("de", (True,)), ("it", (True,))]
+    # kept: what the part holds is not said again (its words changed here behind its back)
+    for key in kept_parts:
+        words._kept[key] = "kept"
+    assert render(source, "de", member=True, name="anna") == "kept|anna"
+    set_script_prefix("/elsewhere/")
+    try:
+        assert render(source, "de", member=True, name="anna") == "Abmelden (Rangliste)|anna", "its own addresses"
+    finally:
+        set_script_prefix("/")
+    with override_settings(FORCE_SCRIPT_NAME="/other/"):
+        assert words._kept == {}, "a setting that makes the addresses forgets the kept parts"
+    with pytest.raises(TemplateSyntaxError):
+        render("{% kept_html menu %}x{% endkept_html %}", "en")
