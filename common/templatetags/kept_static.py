@@ -24,6 +24,15 @@ register.filters.update(static.register.filters)
 _kept: dict[str, str] = {}
 
 
+def static_url(path: str) -> str:
+    """Django's ``static(path)``, kept with the template tag's answers: for a tag written in Python
+    (games/templatetags/live.py)."""
+    url = _kept.get(path)
+    if url is None:
+        url = _kept[path] = static.static(path)
+    return url
+
+
 class KeptStaticNode(static.StaticNode):
     def url(self, context: Any) -> str:
         literal = self.path.var  # a quoted path is compiled to its string, a variable to a Variable

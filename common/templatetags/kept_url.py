@@ -31,6 +31,12 @@ def _reverse(view_name: str, args: tuple[int | str, ...], kwargs: tuple[tuple[st
     return reverse(view_name, args=args, kwargs=dict(kwargs), urlconf=urlconf)
 
 
+def kept_reverse(view_name: str, *args: int | str) -> str:
+    """Django's ``reverse(view_name, args=args)``, kept with the tag's answers: for a tag written
+    in Python (games/templatetags/live.py)."""
+    return _reverse(view_name, args, (), get_urlconf(), get_script_prefix())
+
+
 def _plain(value: Any) -> bool:
     return type(value) is int or isinstance(value, str)
 

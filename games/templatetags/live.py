@@ -12,9 +12,10 @@ import time
 
 from django import template
 from django.conf import settings
-from django.templatetags.static import static
-from django.urls import reverse
 from django.utils.html import format_html
+
+from common.templatetags.kept_static import static_url as static
+from common.templatetags.kept_url import kept_reverse
 
 register = template.Library()
 SINCE_SLACK = 10.0  # seconds
@@ -31,15 +32,15 @@ def live_stream(kind: str, game_id: int | None = None, ply: int | None = None, o
     if kind == "game" and over and player:
         # a finished game changes no more, but its players may offer each other a rematch: their
         # own stream brings the offer and the answer to the page (the chat slot, social.js)
-        url, mode, kinds = reverse("live_me"), "rematch", "challenge"
+        url, mode, kinds = kept_reverse("live_me"), "rematch", "challenge"
     elif kind == "game" and over:
         return ""  # a finished game does not change any more
     elif kind == "game":
-        url, mode = reverse("live_game", args=[game_id]), "game"
+        url, mode = kept_reverse("live_game", game_id), "game"
     elif kind == "series_lobby":  # the seats of open series, every series' start and end, the user's own games
-        url, mode, kinds = reverse("live_series_lobby"), "list", "seats move start finish"
+        url, mode, kinds = kept_reverse("live_series_lobby"), "list", "seats move start finish"
     else:  # My games, the lobby: games and challenges
-        url, mode, kinds = reverse("live_me" if kind == "me" else "live_lobby"), "list", "move start finish challenge"
+        url, mode, kinds = kept_reverse("live_me" if kind == "me" else "live_lobby"), "list", "move start finish challenge"
     # a game's page applies an event in place (idiomorph, static/js/vendor/README.md)
     morph = format_html('<script src="{}" defer></script>', static("js/vendor/idiomorph-0.8.0.min.js")) \
         if mode == "game" else ""
@@ -50,6 +51,6 @@ def live_stream(kind: str, game_id: int | None = None, ply: int | None = None, o
         '{}<script src="{}" defer></script>',
         url, mode, int((time.time() - SINCE_SLACK) * 1000), "" if ply is None else ply, kinds,
         settings.LIVE_BUSY_RETRY_SECONDS,
-        format_html(' data-live-gone="{}"', reverse("series_lobby")) if gone else "",
+        format_html(' data-live-gone="{}"', kept_reverse("series_lobby")) if gone else "",
         morph, static("js/live.js"),
     )

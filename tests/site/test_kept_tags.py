@@ -138,3 +138,26 @@ def test_a_kept_part_is_said_once_per_language_and_flags_and_is_what_the_page_wo
         assert words._kept == {}, "a setting that makes the addresses forgets the kept parts"
     with pytest.raises(TemplateSyntaxError):
         render("{% kept_html menu %}x{% endkept_html %}", "en")
+
+
+def test_the_kept_address_and_static_url_in_python_are_djangos_own():
+    """What games/templatetags/live.py writes with: ``kept_reverse`` and ``static_url`` answer as
+    Django's ``reverse`` and ``static``, and follow the settings that make them."""
+    from django.templatetags.static import static
+    from django.urls import reverse
+
+    from common.templatetags.kept_url import kept_reverse
+
+    kept_static._kept.clear()
+    assert kept_reverse("live_game", 12) == reverse("live_game", args=[12])
+    assert kept_reverse("live_lobby") == reverse("live_lobby")
+    assert kept_static.static_url("js/live.js") == static("js/live.js")
+    assert set(kept_static._kept) == {"js/live.js"}
+    with override_settings(FORCE_SCRIPT_NAME="/site/"):
+        from django.urls import set_script_prefix
+        set_script_prefix("/site/")
+        try:
+            moved = kept_reverse("live_game", 12)
+            assert moved.startswith("/site/") and moved == reverse("live_game", args=[12])
+        finally:
+            set_script_prefix("/")
