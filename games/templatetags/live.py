@@ -36,6 +36,7 @@ def live_stream(kind: str, game_id: int | None = None, ply: int | None = None, o
     elif kind == "game" and over:
         return ""  # a finished game does not change any more
     elif kind == "game":
+        assert game_id is not None, "a game's page names its game"
         url, mode = kept_reverse("live_game", game_id), "game"
     elif kind == "series_lobby":  # the seats of open series, every series' start and end, the user's own games
         url, mode, kinds = kept_reverse("live_series_lobby"), "list", "seats move start finish"
