@@ -12,9 +12,9 @@ chooses them changes (tests).
 
 ``{% kept_html "name" flag … %}…{% endkept_html %}``: a part of a page that says the same in a
 language for everyone with the same flags (each taken as true or false: at most two answers per
-flag and language), rendered once per process and kept with the words: the menu, the language
-switcher's list, the footer, the same on every page. What it holds must depend on nothing else:
-not the player's name, a form's token, the address asked, a value of the page."""
+flag and language), rendered once per process and kept with the words: the menu and the language
+switcher's list, the same on every page, and the board's legend. What it holds must depend on
+nothing else: not the player's name, a form's token, the address asked, a value of the page."""
 
 from __future__ import annotations
 
