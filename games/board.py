@@ -18,10 +18,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import threading
 import weakref
 import zlib
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -33,6 +31,7 @@ from pathlib import Path
 from django.utils.translation import get_language, gettext, ngettext, pgettext, to_locale
 from django.utils.translation import gettext as _
 
+from common.lru import LRU
 from games.engine import DIRECTIONS, Course, Hex
 from games.engine.hexgrid import corners, pixel
 from games.reasons import color_name, direction_label
@@ -455,8 +454,7 @@ _STATIC: weakref.WeakKeyDictionary[Course, dict[str, Layers]] = weakref.WeakKeyD
 # by the stored course's key (games.models.LakeCourse) and language, compressed (~36 KB of SVG
 # in ~6 KB): a page finds its course's layers even after the parsed course left the cache
 STATIC_BY_KEY_SIZE = 2048
-_STATIC_BY_KEY: OrderedDict[tuple[str, str], tuple[bytes, Box]] = OrderedDict()
-_static_lock = threading.Lock()
+_STATIC_BY_KEY: LRU[tuple[str, str], tuple[bytes, Box]] = LRU(STATIC_BY_KEY_SIZE)
 _versions: dict[str, str] = {}
 log = logging.getLogger(__name__)
 
@@ -509,10 +507,7 @@ def static_layers(course: Course, key: str | None = None, stored: Stored | Unrea
     if key is None:
         layers = by_language[language] = Board(course).render_static()
         return layers
-    with _static_lock:
-        kept = _STATIC_BY_KEY.get((key, language))
-        if kept is not None:
-            _STATIC_BY_KEY.move_to_end((key, language))
+    kept = _STATIC_BY_KEY.get((key, language))
     if kept is None:
         if stored is UNREAD:
             stored = _read_drawing(key, language)
@@ -523,10 +518,7 @@ def static_layers(course: Course, key: str | None = None, stored: Stored | Unrea
             drawn = Board(course).render_static()
             kept = (_pack(drawn), drawn[3])
             _store_drawing(key, language, kept)
-        with _static_lock:
-            _STATIC_BY_KEY[(key, language)] = kept
-            while len(_STATIC_BY_KEY) > STATIC_BY_KEY_SIZE:
-                _STATIC_BY_KEY.popitem(last=False)
+        _STATIC_BY_KEY.put((key, language), kept)
     layers = by_language[language] = _unpack(*kept)
     return layers
 

@@ -16,13 +16,12 @@ imports no Django). :func:`long_forms` reads a game's history rows in order, bec
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from django.utils.translation import get_language
 
+from common.lru import LRU
 from common.words import gettext as _
 from common.words import ngettext
 from games.engine.dice import Change, DiceChoice
@@ -200,12 +199,10 @@ class KeptLongForms:
     shown again (its player's after the opponent's move, a spectator's, the replay control's) says
     only the rows that are new since, from the boats' headings kept with the words. ``seal`` is
     the game's dice commitment, different for every game: a game id used again (a test database
-    rolled back) cannot find another game's words. Used from the site's threads: a lock."""
+    rolled back) cannot find another game's words."""
 
     def __init__(self, size: int = 2048) -> None:
-        self.size = size
-        self.forms: OrderedDict[tuple[int, str, str], tuple[list[str], Headings]] = OrderedDict()
-        self.lock = threading.Lock()
+        self.forms: LRU[tuple[int, str, str], tuple[list[str], Headings]] = LRU(size)
 
     def of(self, game_id: int, seal: str, rows: Sequence[Row], colors: Sequence[str],
            lines: Sequence[Mapping[tuple[int, int], int]] | Mapping[tuple[int, int], int] | None = None
@@ -213,10 +210,7 @@ class KeptLongForms:
         """:func:`long_forms` of a game's history ``rows`` (all of them from its first, in order: the
         first ``len(rows)`` words kept are theirs), in the active language."""
         key = (game_id, seal, get_language() or "")
-        with self.lock:
-            known = self.forms.get(key)
-            if known is not None:
-                self.forms.move_to_end(key)
+        known = self.forms.get(key)
         if known is not None and len(known[0]) >= len(rows):  # a read older than the one kept: its first rows
             return known[0][:len(rows)] if len(known[0]) > len(rows) else known[0]
         if known is not None:  # said up to a move since: the new rows only
@@ -225,11 +219,7 @@ class KeptLongForms:
         else:
             headings = {}
             said = _said(rows, colors, lines, headings)
-        with self.lock:
-            self.forms[key] = (said, headings)
-            self.forms.move_to_end(key)
-            while len(self.forms) > self.size:
-                self.forms.popitem(last=False)
+        self.forms.put(key, (said, headings))
         return said
 
 
