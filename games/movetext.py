@@ -127,6 +127,7 @@ def describe_end(*, termination: str, color: str | None) -> str:
 class Row(Protocol):
     """What :func:`long_forms` reads of a history row (games.models.Move)."""
 
+    ply: int
     kind: str
     race: int
     seat: int
@@ -221,6 +222,12 @@ class KeptLongForms:
             said = _said(rows, colors, lines, headings)
         self.forms.put(key, (said, headings))
         return said
+
+    def by_ply(self, game_id: int, seal: str, rows: Sequence[Row], colors: Sequence[str],
+               lines: Sequence[Mapping[tuple[int, int], int]] | Mapping[tuple[int, int], int] | None = None
+               ) -> dict[int, str]:
+        """:meth:`of`, each row's words under its ply (a page's move list, a series' actions)."""
+        return dict(zip((row.ply for row in rows), self.of(game_id, seal, rows, colors, lines), strict=True))
 
 
 KEPT_LONG_FORMS = KeptLongForms()

@@ -304,8 +304,7 @@ def _game_context(request: HttpRequest, game: Game, seats: list[Any], error: Ser
             "next_buoy": s.next_buoy if now else position.boats[s.index].next_buoy,
         })
     line_index = {c: i + 1 for i, c in enumerate(course.line)}
-    said = KEPT_LONG_FORMS.of(game.pk, game.dice_seed_sha256, rows, colors, line_index)
-    long = dict(zip((row.ply for row in rows), said, strict=True))
+    long = KEPT_LONG_FORMS.by_ply(game.pk, game.dice_seed_sha256, rows, colors, line_index)
     context: dict[str, Any] = {
         "players": players,
         "game": game,
@@ -660,8 +659,7 @@ def _series_context(request: HttpRequest, game: Game, seats: list[Any], error: S
     # each action in words beside its notation (games/movetext.py)
     lines = [{c: i + 1 for i, c in enumerate(course_by_key(k).line)} for k in game.course_keys]
     colors = [s.color for s in playing(seats)]
-    said = KEPT_LONG_FORMS.of(game.pk, game.dice_seed_sha256, rows, colors, lines)
-    long = dict(zip((row.ply for row in rows), said, strict=True))
+    long = KEPT_LONG_FORMS.by_ply(game.pk, game.dice_seed_sha256, rows, colors, lines)
     for entry, shown in zip(entries, detail["history"], strict=True):
         turn = entry["turn"]
         shown["long"] = long[turn.ply if turn is not None else entry["ply"]]
