@@ -155,3 +155,35 @@ def test_the_tables_rows_say_each_outcome_in_the_players_language_and_keep_the_p
     assert '<option value="right" selected>' in html and html.count(" selected") == 1
     assert 'name="way_5"' in html and 'name="then_way_2"' in then
     assert '<option value="left" selected>' in then.split('name="then_way_2"')[1]
+
+
+def test_the_players_rows_say_each_boat_in_the_players_language_with_every_value_escaped():
+    """The players table's rows of a two-player game's page (games_extras.player_rows, written in
+    Python for speed: docs/performance.md): the chip's letter, the player's name linked to their
+    profile, the rating, the dice (a dash for none), damage and "sunk", the buoys with "+ finish"
+    or the next buoy, the points, and the mark of the boat to move."""
+    from types import SimpleNamespace
+
+    from django.urls import reverse
+    from django.utils import translation
+
+    from games.templatetags.games_extras import player_rows
+
+    name = '<b>"&x'
+    players = [
+        {"color": "yellow", "user": SimpleNamespace(username=name), "rating": "1500?", "dice": [], "damage": 4,
+         "buoys": 3, "points": 4, "finished": True, "sunk": True, "to_move": False, "next_buoy": 4},
+        {"color": "red", "user": SimpleNamespace(username="bob"), "rating": "1612", "dice": [1, 3], "damage": 1,
+         "buoys": 2, "points": 2, "finished": False, "sunk": False, "to_move": True, "next_buoy": 3},
+    ]
+    with translation.override("de"):
+        html = str(player_rows(players))
+    yellow, red = html.split("<tr ")[1:]
+    assert '<span class="chip yellow">Y</span>' in yellow and "&lt;b&gt;&quot;&amp;x</a>" in yellow
+    assert f'href="{reverse("profile", args=[name]).replace("&", "&amp;")}"' in yellow
+    assert '<td class="dice">–</td>' in yellow and 'data-damage="4">4 gesunken</td>' in yellow
+    assert 'data-buoys="3">3 + Ziel</td>' in yellow and "turn-mark" not in yellow and 'class="yellow"' in yellow
+    assert 'class="red to-move"' in red and 'title="am Zug">◀</span>' in red and '<small class="rating">1612</small>' in red
+    assert '<span class="face">1</span><span class="face">3</span>' in red and 'data-damage="1">1</td>' in red
+    assert 'data-buoys="2">2 (nächste 3)</td>' in red and '<td class="points">2</td>' in red
+    assert "<b>" not in html
