@@ -176,6 +176,12 @@ def _way_options(labels: list[tuple[str, str]], chosen: str) -> str:
                    for value, label in labels)
 
 
+def _way_selects(labels: list[tuple[str, str]]) -> dict[str, str]:
+    """A select's options for each way chosen, made once a table (which has a dozen selects of the
+    same four ways); a way not among them gets its options made as it comes."""
+    return {value: _way_options(labels, value) for value, _ in labels}
+
+
 @register.simple_tag
 def danger_rows(outcomes: list[dict[str, Any]], planning: bool = False, way_choices: Any = ()) -> SafeString:
     """The danger table's rows (templates/games/_danger.html): for each total, its three directions
@@ -183,6 +189,7 @@ def danger_rows(outcomes: list[dict[str, Any]], planning: bool = False, way_choi
     which cost ~1.5 ms a page for the nine to twelve totals and their options (bench/http.py)."""
     rows = []
     labels = _way_labels(way_choices) if planning else []
+    selects = _way_selects(labels)
     plan_for = gettext("Your plan for a total of %(total)s")
     said = _CellWords()
     for row in outcomes:
@@ -191,9 +198,10 @@ def danger_rows(outcomes: list[dict[str, Any]], planning: bool = False, way_choi
         cells = "".join(_way_cell(o, said) for o in by_turn(row["options"]))
         plan = ""
         if planning:
-            label = escape(plan_for % {"total": row["total"]})
+            label = _text(plan_for % {"total": row["total"]})
+            way = _text(row["way"])
             plan = (f'<td class="plan-way"><select name="way_{total}" aria-label="{label}">'
-                    f'{_way_options(labels, _text(row["way"]))}</select></td>')
+                    f'{selects.get(way) or _way_options(labels, way)}</select></td>')
         rows.append(f'\n      <tr data-total="{total}" data-forced="{forced}">\n        <th scope="row">{total}</th>'
                     f'<td class="chance">–</td>\n        {cells}\n        {plan}\n      </tr>\n    ')
     return mark_safe("".join(rows))  # every value above is escaped
@@ -232,10 +240,12 @@ def player_rows(players: list[dict[str, Any]]) -> SafeString:
 def plan_then_ways(rows: list[tuple[int, str]], way_choices: Any) -> SafeString:
     """The plan panel's ways for the turn after (templates/games/_plan.html): a choice per total."""
     labels = _way_labels(way_choices)
+    selects = _way_selects(labels)
     words = gettext("total %(total)s")
     return mark_safe("".join(  # every value is escaped
-        f'\n        <label>{escape(words % {"total": total})} <select name="then_way_{_text(total)}">'
-        f'{_way_options(labels, _text(way))}</select></label>\n      ' for total, way in rows))
+        f'\n        <label>{_text(words % {"total": total})} <select name="then_way_{_text(total)}">'
+        f'{selects.get(_text(way)) or _way_options(labels, _text(way))}</select></label>\n      '
+        for total, way in rows))
 
 
 @register.simple_tag
