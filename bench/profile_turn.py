@@ -128,9 +128,15 @@ def main() -> None:
     order = games[:]
     rng.shuffle(order)
     i = 0
+    done_before_pass = -1
     while done < args.requests:
-        if i >= len(order) * 3 and done == 0:
-            raise SystemExit("every game is over: fill again with python bench/http.py (without --keep)")
+        if i % len(order) == 0:
+            if done == done_before_pass:  # a pass over every game played no turn: all are over
+                if done == 0:
+                    raise SystemExit("every game is over: fill again with python bench/http.py (without --keep)")
+                print(f"every game is over after {done} of the {args.requests} requests asked")
+                break
+            done_before_pass = done
         game = order[i % len(order)]
         i += 1
         if args.scenario == "turns":
