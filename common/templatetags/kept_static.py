@@ -38,10 +38,7 @@ class KeptStaticNode(static.StaticNode):
         literal = self.path.var  # a quoted path is compiled to its string, a variable to a Variable
         if self.path.filters or not isinstance(literal, str):
             return str(super().url(context))
-        url = _kept.get(literal)
-        if url is None:
-            url = _kept[literal] = str(super().url(context))
-        return url
+        return static_url(literal)  # what the node's own url says of a literal: static(literal)
 
 
 @register.tag("static")
