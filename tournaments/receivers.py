@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.db.models import CharField, Value
 from django.dispatch import receiver
 
 from games.signals import game_finished
@@ -26,17 +27,16 @@ def _queue(task: Any, *args: Any) -> None:
 
 
 @receiver(game_finished, dispatch_uid="tournaments-game-finished")
-def game_finished_advances_its_round(sender: Any, game_id: int, **kwargs: Any) -> None:
-    """A tournament game ended: see at once whether its round can close."""
-    for tid in set(Entry.objects.filter(game_id=game_id).values_list("round__tournament_id", flat=True)):
-        _queue(tournament_advance, tid)
-
-
-@receiver(game_finished, dispatch_uid="tournaments-group-game-finished")
-def game_finished_advances_its_group(sender: Any, game_id: int, **kwargs: Any) -> None:
-    """A round-robin group's game ended: record it, and see whether the group (or its round) is over."""
-    for group_id in GroupGame.objects.filter(game_id=game_id).values_list("group_id", flat=True):
-        _queue(group_advance, group_id)
+def game_finished_advances_its_event(sender: Any, game_id: int, **kwargs: Any) -> None:
+    """A tournament's game ended: see at once whether its round can close; a round-robin group's
+    game: record it, and see whether the group (or its round) is over. One query finds both (on
+    every finished game, most of them in no tournament)."""
+    rounds = (Entry.objects.filter(game_id=game_id).annotate(kind=Value("round", CharField()))
+              .values_list("kind", "round__tournament_id").order_by())
+    groups = (GroupGame.objects.filter(game_id=game_id).annotate(kind=Value("group", CharField()))
+              .values_list("kind", "group_id").order_by())
+    for what, pk in sorted(set(rounds.union(groups, all=True))):
+        _queue(group_advance if what == "group" else tournament_advance, pk)
 
 
 @receiver(groups_drawn, dispatch_uid="tournaments-groups-drawn")

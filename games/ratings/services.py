@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from django.db import transaction
+from django.db.models import Exists
 from django.utils import timezone
 
 from common.db.writing import Writes
@@ -159,17 +160,34 @@ RATING_FIELDS = ("rating", "deviation", "volatility", "games", "wins", "draws", 
                  "last_rated_at")  # what a rated game changes (apply)
 
 
+def _locked_ratings(pool: type[Any], changes: type[Any], game_id: Any, ids: list[Any]) -> dict[Any, Any] | None:
+    """The players' ratings in ``pool`` (``Rating`` or ``SeriesRating``), locked in the order of
+    their ids (a player's first rated game makes theirs), or None when the game has its rating
+    ``changes`` already (rated once). One query when every player has a rating: the changes are
+    looked for in the same statement. A player's first rated game adds the look for the changes,
+    the insert of the new ratings and their locked read."""
+    rated_already = Exists(changes.objects.filter(game_id=game_id))
+    rows = list(pool.objects.select_for_update(of=("self",)).filter(user_id__in=ids).annotate(done=rated_already)
+                .order_by("user_id"))
+    if rows[0].done if rows else changes.objects.filter(game_id=game_id).exists():
+        return None
+    if len(rows) < len(ids):
+        pool.objects.bulk_create([pool(user_id=uid) for uid in ids], ignore_conflicts=True)
+        rows = list(pool.objects.select_for_update().filter(user_id__in=ids).order_by("user_id"))
+    return {r.user_id: r for r in rows}
+
+
 def rate_game(game: RatedGame, seats: Sequence[RatedSeat] | None = None, writes: Writes | None = None) -> bool:
     """Update both players' ratings for a finished game, once. Call inside the transaction that
     finished it (``games.services._finish``), with its seats if they are loaded; with ``writes``
     the new ratings and their history join the move's other writes (common.db.writing)."""
-    if not is_rated(game, seats) or RatingChange.objects.filter(game_id=game.pk).exists():
+    if not is_rated(game, seats):
         return False
     at = game.finished_at or game.updated_at
     seats = seats if seats is not None else game.seat_list()
-    ids = sorted({s.user_id for s in seats})
-    Rating.objects.bulk_create([Rating(user_id=uid) for uid in ids], ignore_conflicts=True)  # a first rated game
-    ratings = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=ids).order_by("user_id")}
+    ratings = _locked_ratings(Rating, RatingChange, game.pk, sorted({s.user_id for s in seats}))
+    if ratings is None:
+        return False
     updates = updates_for(game, ratings, at, seats)
     apply(ratings, updates, at)
     own = writes if writes is not None else Writes()
@@ -263,14 +281,10 @@ def rate_series(game: RatedGame, seats: Sequence[RatedSeat]) -> bool:
     time: idle weeks are counted up to it."""
     if not game.rated or any(getattr(s.user, "is_bot", False) for s in seats):
         return False
-    if SeriesRatingChange.objects.filter(game_id=game.pk).exists():
-        return False
     at = game.finished_at or timezone.now()
-    users = [s.user for s in seats]
-    ratings = {r.user_id: r for r in SeriesRating.objects.select_for_update().filter(user__in=users)}
-    for user in users:
-        if user.pk not in ratings:
-            ratings[user.pk] = SeriesRating.objects.create(user=user)
+    ratings = _locked_ratings(SeriesRating, SeriesRatingChange, game.pk, sorted({s.user_id for s in seats}))
+    if ratings is None:
+        return False
     before = {s.user_id: before_game(ratings[s.user_id], at) for s in seats}
     changes = []
     for seat in seats:

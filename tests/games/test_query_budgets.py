@@ -99,6 +99,33 @@ def test_a_roll_and_a_direction_stay_within_their_query_budgets(game):
     assert set(seen) == {("roll", False), ("roll", True), ("direction", True)}, seen
 
 
+def test_a_finishing_move_rates_the_game_and_looks_for_its_tournament_in_two_queries_more(game):
+    """The move that ends a game (here a boat sinks, or the race is over) also rates it and, once
+    committed, looks for the tournament round or round-robin group it belongs to. Both players
+    have a rating (every game but a player's first rated one): on PostgreSQL the token, the
+    locked read, the two ratings locked with the look for the game's rating changes (rated once),
+    the step's writes (the ratings and their changes with them), and one look for the game in a
+    tournament's round or group: 5 queries."""
+    for seat in (0, 1):
+        Rating.objects.create(user=game.player(seat))
+    tokens = {0: token(game.player(0)), 1: token(game.player(1))}
+    last = None
+    for kind, answer, sql in turns(game, Client(), tokens):
+        last = kind, answer, sql
+    assert last is not None
+    kind, answer, sql = last
+    assert answer["status"] == "finished" and kind in ("roll", "direction"), answer
+    text = "\n".join(sql)
+    assert game.rating_changes.count() == 2
+    reads = [q for q in sql if not q.startswith(("INSERT", "UPDATE"))]
+    assert len(reads) == 4, text  # on the other backends the writes go one by one
+    if connection.vendor == "postgresql":
+        assert len(sql) == 5, text
+        assert "FOR UPDATE" in sql[2] and '"tournaments_rating"' in sql[2] and "EXISTS" in sql[2], text
+        assert sql[3].startswith("INSERT INTO") and "games_liveevent" in sql[3], text
+        assert "UNION ALL" in sql[4] and "tournaments_entry" in sql[4] and "tournaments_groupgame" in sql[4], text
+
+
 def test_reading_a_game_stays_within_the_query_budgets(game):
     tokens = {0: token(game.player(0)), 1: token(game.player(1))}
     client = Client()
