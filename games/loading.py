@@ -1,5 +1,7 @@
 """One game with its seats and their players, in one query: the read that every action and every
-view of a game starts with (a game of any number of boats: one row per seat).
+view of a game starts with (a game of any number of boats: one row per seat). Each row ends with
+the compact form of the course being raced, which is kept (games.state.keep_course): a game whose
+course has left this process's cache (most, in correspondence play) needs no query for it.
 
 It is the same query the ORM would make for
 ``Seat.objects.select_related("game", "user").filter(game_id=…)`` (with
@@ -22,8 +24,9 @@ from django.db import connection
 
 from common.db.reading import Part, columns, instance_of, model_part
 
-from .models import CourseDrawing, Game, Seat
+from .models import CourseDrawing, Game, LakeCourse, Seat
 from .ratings.models import Rating
+from .state import keep_course
 
 # the user columns a game needs of its players (not their password hashes and the rest)
 PLAYER_FIELDS = ("username", "is_bot", "bot_level", "email", "email_mode", "time_zone", "reminder_hours",
@@ -34,12 +37,14 @@ def _query(vendor: str, lock: bool, drawing: bool = False) -> tuple[str, tuple[P
     user = get_user_model()
     parts = (model_part(Seat, "s"), model_part(Game, "g"), model_part(user, "u", ("id", *PLAYER_FIELDS)))
     qn = connection.ops.quote_name
-    selected = columns(*parts)
+    # the compact form of the course being raced (games.state.keep_course): no query of its own
+    # for a course that has left this process's cache (most of them, in correspondence play)
+    selected = f"{columns(*parts)}, c.{qn('compact')}"
     users = qn(user._meta.db_table)
-    joined = ""
+    joined = f"LEFT JOIN {qn(LakeCourse._meta.db_table)} c ON c.{qn('key')} = g.{qn('course_id')} "
     if drawing:  # the board's stored drawing in a language and version, when there is one; each player's rating
         selected += f", d.{qn('svg')}, d.{qn('box')}, r.{qn('rating')}, r.{qn('deviation')}"
-        joined = (f"LEFT JOIN {qn(CourseDrawing._meta.db_table)} d ON d.{qn('course_id')} = g.{qn('course_id')} "
+        joined += (f"LEFT JOIN {qn(CourseDrawing._meta.db_table)} d ON d.{qn('course_id')} = g.{qn('course_id')} "
                   f"AND d.{qn('language')} = %s AND d.{qn('version')} = %s "
                   f"LEFT JOIN {qn(Rating._meta.db_table)} r ON r.{qn('user_id')} = s.{qn('user_id')} ")
     sql = (
@@ -91,17 +96,21 @@ def game_seats_and_drawing(game_id: int, language: str, version: str
 
 
 def _game(rows: Sequence[Sequence[Any]], parts: tuple[Part, ...]) -> tuple[Game, list[Seat]]:
+    """The game and its seats from the rows of :func:`_query` (each ending with the compact form
+    of the game's course: kept, games.state.keep_course)."""
     seat_part, game_part, user_part = parts
-    widths = [len(p.fields) for p in parts]
+    seat_end = len(seat_part.fields)
+    game_end = seat_end + len(game_part.fields)
+    user_end = game_end + len(user_part.fields)
     first = rows[0]
-    game = instance_of(game_part, first[widths[0]:widths[0] + widths[1]])
+    game = instance_of(game_part, first[seat_end:game_end])
+    if game.course_id is not None and first[user_end] is not None:
+        keep_course(game.course_id, first[user_end])
     seats = []
     for row in rows:
-        seat = instance_of(seat_part, row[:widths[0]])
+        seat = instance_of(seat_part, row[:seat_end])
         seat.game = game
-        seat.user = instance_of(user_part, row[widths[0] + widths[1]:])
+        seat.user = instance_of(user_part, row[game_end:user_end])
         seats.append(seat)
     game.keep_seats(seats)
     return game, game.seat_list()
-
-

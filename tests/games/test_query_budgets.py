@@ -6,8 +6,9 @@ session with its player, the game with its seats, players, drawing and ratings, 
 PostgreSQL a turn is 3, of a two-player game and of a series alike: the token, the locked read, and
 its writes, its live event included, in one statement (common.db.writing).
 The tests run with real transactions (as in production, where BEGIN and COMMIT are not
-statements of the budget: they are left out), with the course already parsed by this process, as it is for a
-game someone plays.
+statements of the budget: they are left out). Whether this process has the game's course parsed
+or not (in correspondence play most requests find it gone from the cache) makes no difference:
+the read of the game brings it (games.loading).
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
+from games import state
 from games.models import Game
 from games.ratings.models import Rating
-from games.state import course_of
 
 from .factories import PASSWORD, make_user, placed_game
 
@@ -35,9 +36,7 @@ BUDGET = {"roll": 7, "direction": 9, "api_get": 4, "page": 3}
 
 @pytest.fixture
 def game() -> Game:
-    game = placed_game()
-    course_of(game)  # parsed once per process, as for any game being played
-    return game
+    return placed_game()
 
 
 def token(user: Any) -> str:
@@ -45,6 +44,8 @@ def token(user: Any) -> str:
 
 
 def counted(call: Any) -> tuple[Any, list[str]]:
+    """The queries of ``call``, made with no course parsed in this process (the harder case)."""
+    state._COURSES.clear()
     with CaptureQueriesContext(connection) as queries:
         result = call()
     return result, [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(("BEGIN", "COMMIT", "SAVEPOINT",
@@ -92,7 +93,6 @@ def test_a_roll_and_a_direction_stay_within_their_query_budgets(game):
                 assert len(sql) == 3 and sql[2].startswith("INSERT INTO") and "games_liveevent" in sql[2], (
                     "\n".join(sql))
         game = placed_game(yellow=make_user(f"by{len(games)}"), red=make_user(f"br{len(games)}"), seed=len(games) + 3)
-        course_of(game)
         games.append(game)
     # every kind of request was measured: a roll that waits for its direction, a roll whose only
     # direction was taken at once (R7, the turn passes), and a direction (the turn passes)
