@@ -279,6 +279,11 @@ class TurnPlayer:
         self.index = 0
         self.state: dict[int, dict[str, Any]] = {}
         self.ran_out = False  # every game of this connection ended: its turns figure is too low
+        # the answered turn requests, and those that ended their game: such a request costs far
+        # more than another (ratings, the game-over emails, the tournament), and the bench's boats
+        # crash until one sinks, so a run that plays games on (--keep) has many more of them
+        self.answered = 0
+        self.ended = 0
 
     def game(self) -> dict[str, Any] | None:
         """The next game of this connection still being played; None when all have ended (a
@@ -316,6 +321,8 @@ class TurnPlayer:
             self.resync(game)
             return
         self.follow(game, json.loads(payload))
+        self.answered += 1
+        self.ended += s["over"]
         if s["phase"] == "dice":
             self.index += 1  # the turn passed: go on with the next game of this connection
 
@@ -540,10 +547,14 @@ def main() -> None:
         errors = results[name]["errors"]
         print(f"{name:<14} {f['rps']:>8.0f} {f['p50']:>8.1f} {f['p99']:>8.1f} {f['cpu']:>11.2f} {ratio:>7} {goal:>6}  "
               f"{errors or ''}")
+    answered, ended = sum(p.answered for p in players), sum(p.ended for p in players)
+    print(f"turn requests that ended their game (warm-up included): {ended} of {answered} "
+          f"({ended / max(1, answered):.1%})")
     if any(p.ran_out for p in players):
         print("note: some connections played all their games to the end (the warm-up plays too): the turns "
               "figure is too low; give more --games")
     (var / "result.json").write_text(json.dumps({"table": table, "load": [load_before, load_after],
+                                                 "turns_ending_a_game": [ended, answered],
                                                  "errors": {k: v['errors'] for k, v in results.items()}}, indent=1))
 
 

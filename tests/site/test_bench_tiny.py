@@ -104,5 +104,7 @@ def test_the_http_bench_and_the_turn_profile_run_at_a_tiny_size(tmp_path, migrat
         assert re.search(rf"^{scenario} +\d+ +[\d.]+ +[\d.]+ ", out, re.M), out[-2000:]
     assert re.search(r"^turns .* >=60%", out, re.M), out[-2000:]
     assert "note: some connections played all their games" not in out, out[-2000:]
+    ended = re.search(r"^turn requests that ended their game \(warm-up included\): (\d+) of (\d+) ", out, re.M)
+    assert ended and 0 <= int(ended[1]) <= 48 and int(ended[2]) > 0, out[-2000:]
     profiled = run("bench/profile_turn.py", "--requests", "20", "--top", "5", "--scenario", "api", env=env)
     assert re.search(r"per request", profiled), profiled[-2000:]
