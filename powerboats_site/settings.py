@@ -150,6 +150,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 30,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.bool("DATABASE_PREPARED", default=True):
+    # the fixed reads every request makes (common.db.reading.read_cursor: the game, its history,
+    # the token, the session) as prepared statements, each parsed and planned once per
+    # connection; Django's other queries bind on the client and are never prepared. Off
+    # (DATABASE_PREPARED=false) behind a pooler in transaction mode that cannot keep them.
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The demo account (demo/demo, made by ensure_demo) exists only on the embedded default:

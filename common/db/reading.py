@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import psycopg
 from django.db import connection
 from django.db.models import Field, Model, signals
 from django.db.models.base import ModelState
@@ -95,6 +96,29 @@ def _select(model: type[Model], vendor: str, names: tuple[str, ...] | None, colu
     return f"SELECT {columns(part)} FROM {qn(model._meta.db_table)} m WHERE m.{qn(where)} IN ({values})", part
 
 
+def read_cursor() -> Any:
+    """A cursor for the reads put together here (and by games.loading, the API's token read and
+    the session's): on PostgreSQL with prepared statements on (``prepare_threshold`` in the
+    database's OPTIONS: settings, ``DATABASE_PREPARED``), one that binds its parameters on the
+    server, so that PostgreSQL parses and plans each of these reads once per connection instead
+    of on every request (the game's read with its seats, players and course cost the server
+    ~0.7 ms of CPU planned each time, ~0.2 ms prepared: docs/performance.md). Otherwise, on
+    other databases, and while Django logs the queries (``DEBUG``, the tests' query counts:
+    psycopg does not keep the text of a prepared execution, which the log shows), Django's own
+    cursor. Either way inside Django's wrapper: its errors, its thread checks."""
+    if (connection.vendor != "postgresql" or connection.settings_dict["OPTIONS"].get("prepare_threshold") is None
+            or connection.queries_logged):
+        return connection.cursor()
+    # what Django's BaseDatabaseWrapper.cursor() does, with a server-binding cursor
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        raw = psycopg.Cursor(connection.connection)  # binds on the server (Django's ClientCursor: on the client)
+    connection.validate_thread_sharing()
+    # django-stubs types make_cursor's argument as the wrapper it returns (a database cursor here)
+    return connection.make_cursor(raw)  # type: ignore[arg-type]
+
+
 def rows_where(model: type[Model], column: str, values: Sequence[Any], names: Sequence[str] | None = None
                ) -> list[Any]:
     """The rows of ``model`` whose ``column`` is one of ``values`` (in no order), with only the
@@ -105,7 +129,7 @@ def rows_where(model: type[Model], column: str, values: Sequence[Any], names: Se
     if names is not None:
         names = tuple(dict.fromkeys((model._meta.pk.name, *names)))
     sql, part = _select(model, connection.vendor, names, column, len(values))
-    with connection.cursor() as cursor:
+    with read_cursor() as cursor:
         cursor.execute(sql, list(values))
         rows = cursor.fetchall()
     return [instance_of(part, row) for row in rows]
