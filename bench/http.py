@@ -21,7 +21,10 @@ One load generator drives both with the same number of connections, in interleav
 * **html** — ``GET /games/<id>/`` of a random game, logged in as one of its players.
 
 Printed per scenario: requests/s, p50 and p99 latency, server CPU per request (user + system
-time of the gunicorn workers from /proc) and the ratio to the baseline. The goals (issue 10):
+time of the server's workers from /proc), the CPU PostgreSQL's processes spent on that server's
+database per request (DB ms/req, from /proc when PostgreSQL runs on this machine: the cores are
+shared, so a request that costs the database more leaves less to everyone) and the ratio to the
+baseline. The goals (issue 10):
 turns >= 60% of the baseline POST with p99 < 150 ms, API GET >= 50% and the page >= 33% of the
 baseline GET. Figures go to docs/performance.md, not into timed tests.
 """
@@ -204,6 +207,37 @@ class Server:
             self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+class DatabaseCPU:
+    """The CPU of the PostgreSQL server's processes serving one database (from /proc: the server
+    runs on this machine; elsewhere None), which the servers' own CPU leaves out: a request that
+    costs the database more leaves less of the shared cores to everyone."""
+
+    def __init__(self, name: str) -> None:
+        import psycopg
+
+        self.name = name
+        self.conn = psycopg.connect(database_url("postgres"), autocommit=True)
+
+    def sample(self) -> dict[int, float] | None:
+        rows = self.conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [self.name]).fetchall()
+        seen: dict[int, float] = {}
+        for (pid,) in rows:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                return None  # not on this machine
+            seen[pid] = (int(fields[11]) + int(fields[12])) / TICK
+        return seen
+
+    @staticmethod
+    def spent(before: dict[int, float] | None, after: dict[int, float] | None) -> float | None:
+        """CPU seconds between two samples (a process that started in between counts from
+        nothing; one that ended in between is lost: the servers keep their connections)."""
+        if before is None or after is None:
+            return None
+        return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
 
 
 def start(name: str, module: str, port: int, env: dict[str, str], cwd: Path, log: Path,
@@ -502,13 +536,16 @@ def main() -> None:
         for _, _, work in scenarios:
             run_scenario("warm-up", args.connections, 1.0, work)
         results: dict[str, dict[str, Any]] = {name: {"latencies": [], "requests": 0, "seconds": 0.0, "cpu": 0.0,
-                                                     "errors": {}} for name, _, _ in scenarios}
+                                                     "db": 0.0, "errors": {}} for name, _, _ in scenarios}
+        databases = {bare.name: DatabaseCPU(BASE_DB), project.name: DatabaseCPU(PROJECT_DB)}
         for r in range(args.rounds):
             for name, server, work in scenarios:
-                cpu0 = server.cpu_seconds()
+                cpu0, db0 = server.cpu_seconds(), databases[server.name].sample()
                 tally, elapsed = run_scenario(name, args.connections, args.seconds, work)
                 cpu = server.cpu_seconds() - cpu0
+                db = DatabaseCPU.spent(db0, databases[server.name].sample())
                 res = results[name]
+                res["db"] = None if db is None or res["db"] is None else res["db"] + db
                 res["latencies"] += tally.latencies
                 res["requests"] += len(tally.latencies)
                 res["seconds"] += elapsed
@@ -528,6 +565,7 @@ def main() -> None:
             "p50": percentile(res["latencies"], 0.50) * 1000,
             "p99": percentile(res["latencies"], 0.99) * 1000,
             "cpu": res["cpu"] * 1000 / max(1, res["requests"]),
+            "db": float("nan") if res["db"] is None else res["db"] * 1000 / max(1, res["requests"]),
         }
 
     table = {name: figures(name) for name in results}
@@ -536,7 +574,8 @@ def main() -> None:
           f"{len(games)} games, {os.cpu_count()} cores")
     print(f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
           f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
-    print(f"{'scenario':<14} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'CPU ms/req':>11} {'ratio':>7} {'goal':>6}  errors")
+    print(f"{'scenario':<14} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'CPU ms/req':>11} {'DB ms/req':>10} {'ratio':>7} "
+          f"{'goal':>6}  errors")
     against = {"turns": "baseline post", "api get": "baseline get", "html": "baseline get"}
     for name, f in table.items():
         ratio = ""
@@ -545,8 +584,8 @@ def main() -> None:
             ratio = f"{f['rps'] / table[against[name]]['rps']:.0%}"
             goal = f">={GOALS[name]:.0%}"
         errors = results[name]["errors"]
-        print(f"{name:<14} {f['rps']:>8.0f} {f['p50']:>8.1f} {f['p99']:>8.1f} {f['cpu']:>11.2f} {ratio:>7} {goal:>6}  "
-              f"{errors or ''}")
+        print(f"{name:<14} {f['rps']:>8.0f} {f['p50']:>8.1f} {f['p99']:>8.1f} {f['cpu']:>11.2f} {f['db']:>10.2f} {ratio:>7} "
+              f"{goal:>6}  {errors or ''}")
     answered, ended = sum(p.answered for p in players), sum(p.ended for p in players)
     print(f"turn requests that ended their game (warm-up included): {ended} of {answered} "
           f"({ended / max(1, answered):.1%})")

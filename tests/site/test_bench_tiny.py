@@ -101,7 +101,8 @@ def test_the_http_bench_and_the_turn_profile_run_at_a_tiny_size(tmp_path, migrat
     out = run("bench/http.py", "--games", "48", "--seconds", "1", "--rounds", "1", "--connections", "4", env=env,
               timeout=600)
     for scenario in ("baseline post", "turns", "baseline get", "api get", "html"):
-        assert re.search(rf"^{scenario} +\d+ +[\d.]+ +[\d.]+ ", out, re.M), out[-2000:]
+        # requests/s, p50, p99, the server's CPU and the database's (PostgreSQL on this machine)
+        assert re.search(rf"^{scenario} +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ ", out, re.M), out[-2000:]
     assert re.search(r"^turns .* >=60%", out, re.M), out[-2000:]
     assert "note: some connections played all their games" not in out, out[-2000:]
     ended = re.search(r"^turn requests that ended their game \(warm-up included\): (\d+) of (\d+) ", out, re.M)
