@@ -556,6 +556,8 @@ def main() -> None:
     finally:
         project.stop()
         bare.stop()
+        for database in locals().get("databases", {}).values():
+            database.conn.close()
     load_after = os.getloadavg()
 
     def figures(name: str) -> dict[str, float]:
