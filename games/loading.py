@@ -22,7 +22,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from common.db.reading import Part, columns, instance_of, model_part, read_cursor
+from common.db.reading import Part, columns, instance_of, model_part, read_rows
 
 from .models import CourseDrawing, Game, LakeCourse, Seat
 from .ratings.models import Rating
@@ -63,9 +63,7 @@ def game_and_seats(game_id: int, *, lock: bool = False) -> tuple[Game, list[Seat
     them); with ``lock`` the game row is locked (``FOR UPDATE OF``: the caller is inside a
     transaction). None when there is no such game (a game has a seat from its creation on)."""
     sql, parts = _query(connection.vendor, lock)
-    with read_cursor() as cursor:
-        cursor.execute(sql, [game_id])
-        rows = cursor.fetchall()
+    rows = read_rows(sql, [game_id])
     if not rows:
         return None
     return _game(rows, parts)
@@ -78,9 +76,7 @@ def game_seats_and_drawing(game_id: int, language: str, version: str
     two-player rating of each player who has one (their ``rating`` and ``deviation``, by user
     id): what the game page shows, in one query."""
     sql, parts = _query(connection.vendor, False, True)
-    with read_cursor() as cursor:
-        cursor.execute(sql, [language, version, game_id])
-        rows = cursor.fetchall()
+    rows = read_rows(sql, [language, version, game_id])
     if not rows:
         return None
     game, seats = _game([row[:-4] for row in rows], parts)

@@ -18,7 +18,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
-from common.db.reading import Part, columns, instance_of, model_part, read_cursor
+from common.db.reading import Part, columns, instance_of, model_part, read_rows
 from common.middleware import use_players_language
 
 # DRF's own words, translated by its catalogue (not ours: makemessages does not see them here)
@@ -47,9 +47,8 @@ class TokenAuthentication(authentication.TokenAuthentication):
         if self.get_model() is not Token:  # another token model: DRF's own read
             return super().authenticate_credentials(key)
         sql, token_part, user_part = _query(connection.vendor)
-        with read_cursor() as cursor:
-            cursor.execute(sql, [key])
-            row = cursor.fetchone()
+        rows = read_rows(sql, [key])
+        row = rows[0] if rows else None
         if row is None:
             raise exceptions.AuthenticationFailed(gettext(INVALID))
         width = len(token_part.fields)

@@ -18,7 +18,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import PlayerSession
-from common.db.reading import Part, columns, instance_of, model_part, read_cursor
+from common.db.reading import Part, columns, instance_of, model_part, read_rows
 
 
 @lru_cache(maxsize=4)
@@ -67,9 +67,7 @@ class SessionStore(db.SessionStore):
         """What Django's store reads: the session with this key that has not expired, or None
         (and the key forgotten); its player, when the row names one, is kept as ``player``."""
         sql, session_part, user_part, user_key = _query(connection.vendor)
-        with read_cursor() as cursor:
-            cursor.execute(sql, [self.session_key])
-            rows = cursor.fetchall()
+        rows = read_rows(sql, [self.session_key])
         self.player = None
         if not rows:
             self._session_key = None

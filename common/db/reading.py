@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 import psycopg
-from django.db import connection
+from django.db import NotSupportedError, connection
 from django.db.models import Field, Model, signals
 from django.db.models.base import ModelState
 from django.db.models.query_utils import DeferredAttribute
@@ -22,6 +22,8 @@ from django.db.models.query_utils import DeferredAttribute
 from .writing import column_field
 
 Converter = Callable[[Any, Any, Any], Any]
+_TIMESTAMPTZ = psycopg.adapters.types["timestamptz"].oid
+_PLAN_CHANGED = "0A000"  # feature_not_supported: "cached plan must not change result type"
 
 
 @dataclass(frozen=True)
@@ -109,14 +111,38 @@ def read_cursor() -> Any:
     if (connection.vendor != "postgresql" or connection.settings_dict["OPTIONS"].get("prepare_threshold") is None
             or connection.queries_logged):
         return connection.cursor()
-    # what Django's BaseDatabaseWrapper.cursor() does, with a server-binding cursor
+    # what Django's BaseDatabaseWrapper.cursor() does, with a cursor that binds on the server
+    # (Django's ClientCursor binds on the client)
     connection.close_if_health_check_failed()
     connection.ensure_connection()
+    loader = connection.connection.adapters.get_loader(_TIMESTAMPTZ, psycopg.pq.Format.TEXT)
+    if connection.timezone != getattr(loader, "timezone", None):
+        # Django's cursor then reads times in its own zone (USE_TZ off, a database TIME_ZONE): as it does
+        return connection.cursor()
     with connection.wrap_database_errors:
-        raw = psycopg.Cursor(connection.connection)  # binds on the server (Django's ClientCursor: on the client)
+        raw = psycopg.Cursor(connection.connection)
     connection.validate_thread_sharing()
     # django-stubs types make_cursor's argument as the wrapper it returns (a database cursor here)
     return connection.make_cursor(raw)  # type: ignore[arg-type]
+
+
+def read_rows(sql: str, params: Sequence[Any]) -> list[Any]:
+    """The rows of one of these reads, through :func:`read_cursor`. A prepared read whose columns
+    changed type under it (a migration run while this process serves: PostgreSQL refuses with
+    "cached plan must not change result type" every time until the connection ends) is read again
+    on a new connection; inside a transaction the refusal stands (that request fails, and the
+    rollback makes psycopg forget what it prepared on the connection)."""
+    try:
+        with read_cursor() as cursor:
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
+    except NotSupportedError as error:
+        if connection.in_atomic_block or getattr(error.__cause__, "sqlstate", None) != _PLAN_CHANGED:
+            raise
+    connection.close()  # every statement prepared on it is suspect: a new connection prepares afresh
+    with read_cursor() as cursor:
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
 
 
 def rows_where(model: type[Model], column: str, values: Sequence[Any], names: Sequence[str] | None = None
@@ -129,7 +155,4 @@ def rows_where(model: type[Model], column: str, values: Sequence[Any], names: Se
     if names is not None:
         names = tuple(dict.fromkeys((model._meta.pk.name, *names)))
     sql, part = _select(model, connection.vendor, names, column, len(values))
-    with read_cursor() as cursor:
-        cursor.execute(sql, list(values))
-        rows = cursor.fetchall()
-    return [instance_of(part, row) for row in rows]
+    return [instance_of(part, row) for row in read_rows(sql, list(values))]

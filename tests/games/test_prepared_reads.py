@@ -122,3 +122,35 @@ def test_database_prepared_turns_them_off_for_a_pooler(tmp_path, value, threshol
             "print(json.dumps(settings.DATABASES['default'].get('OPTIONS', {}).get('prepare_threshold')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == threshold
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_column_whose_type_changes_under_a_prepared_read_is_read_again_on_a_new_connection():
+    """A migration run while the site serves (accounts 0010 changed the length of a player's time
+    zone) makes PostgreSQL refuse a prepared read of the old columns every time, until the
+    connection ends: outside a transaction the read is made again on a new connection."""
+    import psycopg
+
+    game = placed_game(yellow=make_user("ann"), red=make_user("bob"))
+    assert game_and_seats(game.pk) is not None and "game" in prepared()
+    db = connection.settings_dict
+    other = psycopg.connect(host=db["HOST"] or None, port=db["PORT"] or None, user=db["USER"] or None,
+                            dbname=db["NAME"], autocommit=True)
+    try:
+        other.execute("ALTER TABLE accounts_user ALTER COLUMN time_zone TYPE varchar(74)")
+        for _ in range(2):
+            loaded, seats = game_and_seats(game.pk)
+            assert loaded.pk == game.pk and [s.user.username for s in seats] == ["ann", "bob"]
+        assert "game" in prepared(), "prepared again, on the new connection"
+    finally:
+        other.execute("ALTER TABLE accounts_user ALTER COLUMN time_zone TYPE varchar(64)")
+        other.close()
+
+
+def test_without_time_zones_the_reads_give_times_as_django_does(settings):
+    game = placed_game(yellow=make_user("ann"), red=make_user("bob"))
+    aware = game_and_seats(game.pk)[0].started_at
+    settings.USE_TZ = False  # Django's setting_changed receiver gives the connection its new zone
+    loaded, _ = game_and_seats(game.pk)
+    orm = Game.objects.get(pk=game.pk)
+    assert loaded.started_at == orm.started_at and loaded.started_at.tzinfo is None and aware.tzinfo is not None
