@@ -132,17 +132,18 @@ def read_rows(sql: str, params: Sequence[Any]) -> list[Any]:
     "cached plan must not change result type" every time until the connection ends) is read again
     on a new connection; inside a transaction the refusal stands (that request fails, and the
     rollback makes psycopg forget what it prepared on the connection)."""
-    try:
+    def read() -> list[Any]:
         with read_cursor() as cursor:
             cursor.execute(sql, params)
             return list(cursor.fetchall())
+
+    try:
+        return read()
     except NotSupportedError as error:
         if connection.in_atomic_block or getattr(error.__cause__, "sqlstate", None) != _PLAN_CHANGED:
             raise
     connection.close()  # every statement prepared on it is suspect: a new connection prepares afresh
-    with read_cursor() as cursor:
-        cursor.execute(sql, params)
-        return list(cursor.fetchall())
+    return read()
 
 
 def rows_where(model: type[Model], column: str, values: Sequence[Any], names: Sequence[str] | None = None
