@@ -466,6 +466,7 @@ def main() -> None:
     project = start("project", module, PROJECT_PORT, project_env(), ROOT, var / "project.log", args.server)
     bare = start("baseline", "bench.baseline.wsgi", BASE_PORT, base_env(), ROOT, var / "base.log")
     load_before = os.getloadavg()
+    databases: dict[str, DatabaseCPU] = {}
     try:
         rng = random.Random(1)
         shares = [games[i::args.connections] for i in range(args.connections)]
@@ -537,7 +538,7 @@ def main() -> None:
             run_scenario("warm-up", args.connections, 1.0, work)
         results: dict[str, dict[str, Any]] = {name: {"latencies": [], "requests": 0, "seconds": 0.0, "cpu": 0.0,
                                                      "db": 0.0, "errors": {}} for name, _, _ in scenarios}
-        databases = {bare.name: DatabaseCPU(BASE_DB), project.name: DatabaseCPU(PROJECT_DB)}
+        databases.update({bare.name: DatabaseCPU(BASE_DB), project.name: DatabaseCPU(PROJECT_DB)})
         for r in range(args.rounds):
             for name, server, work in scenarios:
                 cpu0, db0 = server.cpu_seconds(), databases[server.name].sample()
@@ -556,7 +557,7 @@ def main() -> None:
     finally:
         project.stop()
         bare.stop()
-        for database in locals().get("databases", {}).values():
+        for database in databases.values():
             database.conn.close()
     load_after = os.getloadavg()
 
