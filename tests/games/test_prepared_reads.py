@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from django.db import connection
 from django.test import Client
-from rest_framework.test import APIClient
 
 from common.db.reading import read_cursor
 from games.loading import game_and_seats
 from games.models import Game, Seat
 
 from .factories import PASSWORD, make_user, placed_game, play_until
+from .test_api import client_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -33,14 +33,6 @@ READS = {
     "history": 'FROM "games_move" m WHERE m."game_id" IN ($1)',
     "session": 'FROM "accounts_playersession"',
 }
-
-
-def token_client(user) -> APIClient:
-    client = APIClient()
-    token = client.post("/api/token/", {"username": user.username, "password": PASSWORD}, format="json")
-    assert token.status_code == 200, token.content
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.json()['token']}")
-    return client
 
 
 def prepared() -> dict[str, int]:
@@ -60,7 +52,7 @@ def prepared() -> dict[str, int]:
 def test_every_request_reads_through_statements_prepared_once_per_connection():
     ann, bob = make_user("ann"), make_user("bob")
     game = placed_game(yellow=ann, red=bob)
-    api = token_client(ann)
+    api = client_for(ann)
     assert api.get(f"/api/games/{game.pk}/").status_code == 200
     after_one = prepared()
     assert set(after_one) == {"token", "game", "history"}, after_one
@@ -68,7 +60,7 @@ def test_every_request_reads_through_statements_prepared_once_per_connection():
     after_two = prepared()
     assert after_two == {name: runs + 1 for name, runs in after_one.items()}, "the same statements ran again"
 
-    mover = token_client(ann if game.to_move == 0 else bob)
+    mover = client_for(ann if game.to_move == 0 else bob)
     roll = mover.post(f"/api/games/{game.pk}/roll/", {"ply": game.ply, "change": "add", "reroll": []}, format="json")
     assert roll.status_code == 200, roll.content
     with connection.cursor() as cursor:
@@ -101,7 +93,7 @@ def test_prepared_reads_answer_as_the_unprepared_ones(monkeypatch):
 def test_a_refusal_rolls_back_and_the_reads_are_prepared_again():
     ann, bob = make_user("ann"), make_user("bob")
     game = placed_game(yellow=ann, red=bob)
-    api = token_client(ann if game.to_move == 0 else bob)
+    api = client_for(ann if game.to_move == 0 else bob)
     assert api.get(f"/api/games/{game.pk}/").status_code == 200
     stale = api.post(f"/api/games/{game.pk}/roll/", {"ply": game.ply + 5, "change": "add", "reroll": []},
                      format="json")
