@@ -195,11 +195,7 @@ class Server:
         return [int(p) for p in path.read_text().split()]
 
     def cpu_seconds(self) -> float:
-        total = 0
-        for pid in self.workers():
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
-        return total / TICK
+        return sum(process_cpu(pid) for pid in self.workers())
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
@@ -207,6 +203,13 @@ class Server:
             self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+def process_cpu(pid: int) -> float:
+    """The CPU seconds a process has spent (user + system, from /proc; OSError when it is not
+    on this machine or has ended)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime (fields 14, 15 of stat)
 
 
 class DatabaseCPU:
@@ -225,10 +228,9 @@ class DatabaseCPU:
         seen: dict[int, float] = {}
         for (pid,) in rows:
             try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                seen[pid] = process_cpu(pid)
             except OSError:
                 return None  # not on this machine
-            seen[pid] = (int(fields[11]) + int(fields[12])) / TICK
         return seen
 
     @staticmethod
