@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from games import services
 from games.engine import Phase, new_course
 from games.engine.players import GreedyPlayer
+from games.engine.route import MapCache
 from games.models import Game, Move, Seat
 from games.state import course_data, state_of
 
@@ -59,6 +60,18 @@ def placed_game(**kwargs: Any) -> Game:
     return game
 
 
+# The route maps of the courses the tests play, shared by every greedy player of the process: a
+# map is a function of its course alone (~0.13 s of CPU to build), the tests play the same few fixed
+# courses again and again, and each seat of a series had built its own (156 maps for 12 courses
+# over tests/games and tests/tournaments)
+ROUTE_MAPS = MapCache(size=16)
+
+
+def greedy_player(seed: int) -> GreedyPlayer:
+    """The engine's greedy player drawing from ``Random(seed)``, with the shared route maps."""
+    return GreedyPlayer(random.Random(seed), maps=ROUTE_MAPS)
+
+
 _PLAYERS: dict[tuple[int, str], GreedyPlayer] = {}
 
 
@@ -70,7 +83,7 @@ def greedy_action(game: Game) -> dict[str, Any]:
     player = _PLAYERS.get(key)
     if player is None:
         _PLAYERS.clear()
-        player = _PLAYERS[key] = GreedyPlayer(random.Random(game.pk))
+        player = _PLAYERS[key] = greedy_player(game.pk)
     user = game.player(game.to_move)
     if state.phase is Phase.PLACE:
         cell, heading = player.place(state)

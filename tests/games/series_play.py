@@ -14,6 +14,8 @@ from games.models import Game
 from games.rulesets import match_of
 from games.selectors import game_with_seats
 
+from .factories import greedy_player
+
 
 def engine_now(game_id: int) -> Any:
     """The game, its seats and the engine's series as they stand."""
@@ -43,7 +45,7 @@ def play(game_id: int, seed: int = 1, stop: Callable[[Any], bool] | None = None,
             return game
         seat = game.seat_at(game.to_move)
         assert seat is not None and seat.index is not None
-        player = players.setdefault(seat.index, GreedyPlayer(random.Random(seed + seat.index)))
+        player = players.setdefault(seat.index, greedy_player(seed + seat.index))
         state = engine.race
         if state.phase is Phase.PLACE:
             cell, heading = player.place(state)

@@ -27,7 +27,7 @@ from games import state
 from games.models import Game
 from games.ratings.models import Rating
 
-from .factories import PASSWORD, make_user, placed_game
+from .factories import PASSWORD, greedy_player, make_user, placed_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -237,7 +237,6 @@ def test_a_two_player_turn_and_a_series_turn_go_one_path_within_one_budget(game,
     one statement per write, and a series' action may change more seats' rows: one UPDATE each,
     counted apart). The series' engine state is kept by the process (games.rulesets): no history
     is read. Actions that end a race or the game (ratings, the next race) are not part of it."""
-    import random
 
     from games import services
     from games.engine import Phase
@@ -282,7 +281,7 @@ def test_a_two_player_turn_and_a_series_turn_go_one_path_within_one_budget(game,
         if row.status != "active" or len(engine.races) > 1:
             break
         seat = row.seat_at(row.to_move)
-        player = players.setdefault(seat.index, GreedyPlayer(random.Random(seat.index + 1)))
+        player = players.setdefault(seat.index, greedy_player(seat.index + 1))
         state = engine.race
         if state.phase is Phase.PLACE:
             cell, heading = player.place(state)

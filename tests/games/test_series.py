@@ -14,7 +14,6 @@ from rest_framework.test import APIClient
 from common.errors import Conflict, NotAPlayer, ServiceError
 from games import services as svc
 from games.engine import SERIES_COLORS, Phase
-from games.engine.players import GreedyPlayer
 from games.engine.record import verify_series
 from games.errors import GameIsOver, IllegalMoveError, NotYourTurn, StalePly
 from games.management.commands.verify_games import check_game
@@ -25,7 +24,7 @@ from games.rulesets import BOXED, match_of
 from games.state import playing, record_of, replay
 from games.tasks import sweep_clocks
 
-from .factories import client_for, make_user
+from .factories import client_for, greedy_player, make_user
 from .series_play import engine_now, play, started
 
 pytestmark = pytest.mark.django_db
@@ -392,7 +391,7 @@ def test_a_four_player_series_through_the_api(monkeypatch):
         mine = client.get(f"/api/series/{sid}/").json()
         assert mine["your_turn"] and mine["your_color"] == SERIES_COLORS[row.to_move]
         state = engine.race
-        player = players.setdefault(mover, GreedyPlayer(random.Random(NAMES.index(mover) + 1)))
+        player = players.setdefault(mover, greedy_player(NAMES.index(mover) + 1))
         ply = mine["ply"]
         if state.phase is Phase.PLACE:
             assert mine["placements"]["cells"]

@@ -24,7 +24,6 @@ from django.db.migrations.executor import MigrationExecutor
 from games import services
 from games.engine import SERIES_COLORS, Phase, SeededDice, Series, Termination, new_courses, race_scores
 from games.engine.game import SeriesGame as EngineSeries
-from games.engine.players import GreedyPlayer
 from games.engine.record import choice_json
 from games.management.commands.verify_games import check_game
 from games.models import Game
@@ -32,7 +31,7 @@ from games.rulesets import BOXED, match_of
 from games.state import course_data, stored_course
 from tests.migrating import database_at
 
-from .factories import make_user
+from .factories import greedy_player, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -104,7 +103,7 @@ def first_placer_leaves(game: EngineSeries, seed: bytes) -> list[tuple[int, int,
     """Four players, start player Yellow (placing Purple first): Purple leaves before placing;
     the other three play race A out (greedy players, seeded rolls) and race B begins."""
     rows = [leave(game, 3)]
-    players = {seat: GreedyPlayer(random.Random(seat)) for seat in range(4)}
+    players = {seat: greedy_player(seat) for seat in range(4)}
     while len(game.series.races) == 1:
         ply, seat, state = game.series.ply, game.series.to_move, game.state
         if state.phase is Phase.PLACE:

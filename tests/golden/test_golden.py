@@ -39,7 +39,7 @@ from games.engine.players import GreedyPlayer
 from games.models import Game
 from games.rulesets import BOXED
 from games.state import state_of
-from tests.games.factories import make_user
+from tests.games.factories import greedy_player, make_user
 from tests.games.series_play import engine_now
 
 HERE = Path(__file__).resolve().parent
@@ -257,7 +257,7 @@ def test_a_rated_two_player_game_as_its_players_and_a_spectator_see_it(seeded):
     game = call(steps, names, "bob", api["bob"], "POST", f"/api/challenges/{challenge['id']}/accept/", makes="game")
     gid = game["id"]
     url = f"/api/games/{gid}/"
-    players = {"ann": GreedyPlayer(random.Random(1)), "bob": GreedyPlayer(random.Random(2))}
+    players = {"ann": greedy_player(1), "bob": greedy_player(2)}
     for _ in range(400):
         row = Game.objects.get(pk=gid)
         if row.over:
@@ -325,7 +325,7 @@ def test_a_four_boat_series_as_its_players_and_a_spectator_see_it(seeded):
             break
         seat = series.seat_at(series.to_move)
         mover = seat.user.username
-        player = players.setdefault(mover, GreedyPlayer(random.Random(seat.index + 1)))
+        player = players.setdefault(mover, greedy_player(seat.index + 1))
         state = engine.race
         if series.ply % 100 == 0:
             assert call(steps, names, mover, api[mover], "GET", url)["your_turn"]
