@@ -68,6 +68,35 @@ class SlowFirst:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SlowFirst(), "slow-first")
+    _static_files_listed_once_per_process()
+
+
+def _static_files_listed_once_per_process() -> None:
+    """The test client builds the site's middleware anew for each client (one a test, from
+    pytest-django's ``client`` fixture), and WhiteNoise (``WHITENOISE_USE_FINDERS``) then lists and
+    stats every static file the finders know again: ~28 ms of CPU each time on a slow machine, 493
+    times over tests/games and tests/tournaments. In a process the list is the same each time for
+    the same settings, so it is made once per settings that shape it and copied into the next
+    middleware; a site process builds its middleware once and is not touched by this."""
+    from django.conf import settings
+    from whitenoise.middleware import WhiteNoiseMiddleware
+
+    list_files = WhiteNoiseMiddleware.add_files_from_finders
+    listed: dict[tuple[object, ...], dict[str, object]] = {}
+
+    def add_files_from_finders(self: WhiteNoiseMiddleware) -> None:
+        key = (self.static_prefix, self.max_age, self.allow_all_origins, self.charset, self.index_file,
+               repr([(name, getattr(settings, name)) for name in sorted(dir(settings)) if name.startswith("WHITENOISE_")]),
+               repr(settings.STATICFILES_DIRS), tuple(settings.INSTALLED_APPS), tuple(settings.STATICFILES_FINDERS),
+               repr(settings.STORAGES))
+        if key not in listed:
+            before = dict(self.files)
+            list_files(self)
+            listed[key] = {url: found for url, found in self.files.items() if before.get(url) is not found}
+        else:
+            self.files.update(listed[key])
+
+    WhiteNoiseMiddleware.add_files_from_finders = add_files_from_finders  # type: ignore[method-assign]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
