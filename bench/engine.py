@@ -1,6 +1,6 @@
 """Rules-engine speed on one core: turns per second and complete games per second.
 
-    python bench/engine.py [--seconds 5]
+    python bench/engine.py [--seconds 5] [--turns-only]
 
 A *turn* is the dice choice and roll, the legal directions (R7) and applying one of them.
 It is measured twice: as the rules need it, and with the full previews of all three directions
@@ -8,6 +8,10 @@ It is measured twice: as the rules need it, and with the full previews of all th
 policy is trivial (hold two dice, re-roll both) so that the figure measures the engine, not a
 player. Goal (issue 2): at least 20,000 turns/s (two boats, the online rules). The same turn is
 also measured in races of four boats of the boxed game (R15–R18), and whole random series.
+
+The first figure is also the machine's speed: ``--turns-only`` prints only it, and .ci/run does
+so before and after its run, so that a CI run's time can be read against the machine it ran on
+(docs/performance.md, "The test suite's time").
 """
 
 from __future__ import annotations
@@ -104,6 +108,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--turns-only", action="store_true",
+                        help="the first figure only: the machine's speed, which .ci/run prints beside its time")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
@@ -112,6 +118,8 @@ def main() -> None:
     tps, turns = turns_per_second(args.seconds, rng)
     print(f"turns per second (dice + roll + legal directions + move): {tps:,.0f} over {turns:,} turns "
           f"— {tps / GOAL_TURNS:.2f}× the goal of {GOAL_TURNS:,}")
+    if args.turns_only:
+        return
     tps, turns = turns_per_second(args.seconds, rng, with_previews=True)
     print(f"turns per second with all three previews as shown to players: {tps:,.0f} over {turns:,} turns")
     gps, avg = games_per_second(args.seconds, rng)
