@@ -62,8 +62,8 @@ def placed_game(**kwargs: Any) -> Game:
 
 # The route maps of the courses the tests play, shared by every greedy player of the process: a
 # map is a function of its course alone (~0.13 s of CPU to build), the tests play the same few fixed
-# courses again and again, and each seat of a series had built its own (156 maps for 12 courses
-# over tests/games and tests/tournaments)
+# courses again and again, and each seat of a series had built its own (over tests/games and
+# tests/tournaments: 156 maps built, 16 with the cache)
 ROUTE_MAPS = MapCache(size=16)
 
 
