@@ -3,10 +3,15 @@ and an independent second opinion on random tournaments."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import subprocess
 import sys
+import tempfile
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -261,3 +266,71 @@ def test_when_every_pairing_would_repeat_a_game_there_is_no_pairing():
         play(t, Pairing(len(t.player(1).cells) + 1, boards, None))
     with pytest.raises(PairingError, match="no legal pairing for round 4"):
         pair(t)
+
+
+# --- the engine's warm process (tournaments/pairing/warm.py) ---------------------------------
+
+
+def warm_pid() -> int:
+    from tournaments import pairing
+
+    assert pairing._warm.process is not None and pairing._warm.owner == os.getpid()
+    return pairing._warm.process.pid
+
+
+def test_pairings_share_one_warm_engine_process_and_a_dead_one_is_replaced():
+    """Each pairing is a child forked from one process that keeps the engine loaded; killed
+    (the machine's memory killer, say), it is started again by the next pairing, which is paired."""
+    want = pair(field(8)).boards
+    first = warm_pid()
+    assert pair(field(8)).boards == want
+    assert warm_pid() == first
+    os.kill(first, signal.SIGKILL)
+    os.waitpid(first, 0)  # gone, and reaped: its pipe is broken
+    assert pair(field(8)).boards == want
+    assert warm_pid() != first
+
+
+def test_a_pairing_past_its_time_is_stopped_and_the_engine_process_pairs_on():
+    """The 600 s a pairing may take (ENGINE_TIMEOUT), here 0 s: the child is killed, the caller
+    gets a status saying so, and the next pairing in the same warm process is made."""
+    from tournaments.pairing import engine_input, run_engine
+
+    path = Path(tempfile.mkdtemp()) / "r1.trf"
+    path.write_text(engine_input(field(8)), encoding="utf-8")
+    stopped = run_engine(["-i", str(path), "-b", "utf-8", "-p", "-o", "-", "-dT"], timeout=0)
+    assert stopped.returncode == -signal.SIGKILL and "ran past 0 s" in stopped.stderr
+    made = run_engine(["-i", str(path), "-b", "utf-8", "-p", "-o", "-", "-dT"])
+    assert made.returncode == 0 and made.stdout.split()[0] == "4"
+
+
+def test_pairings_from_threads_at_once_each_get_their_own_boards():
+    """The site's threads share the warm process: one request at a time on its pipes."""
+    fields = [field(n) for n in (6, 8, 10, 12)] * 3
+    want = [pair(t).text() for t in fields[:4]] * 3
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        assert list(pool.map(lambda t: pair(t).text(), fields)) == want
+
+
+def test_a_forked_process_pairs_with_a_warm_process_of_its_own():
+    """A Celery worker's pool forks its children: the parent's warm process is not theirs."""
+    pair(field(6))
+    parent_warm = warm_pid()
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        code = 1
+        try:
+            boards = pair(field(6)).text()
+            os.write(write, f"{warm_pid()}\n{boards}".encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        reported = pipe.read()
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    pid, boards = reported.split("\n", 1)
+    assert int(pid) != parent_warm and boards == pair(field(6)).text()
+    assert warm_pid() == parent_warm

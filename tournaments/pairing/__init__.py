@@ -6,7 +6,9 @@ always gives the same boards. Red plays the role of White (Red moves first).
 
 The core is the Dutch engine of ``gacrux`` (Otto Milvang's FIDE pairing tool, MIT licence,
 pinned in pyproject.toml), run on the TRF in a separate process because gacrux is a
-command-line program rather than a library. gacrux does not read the TRF(x) ``XXC`` line: left to
+command-line program rather than a library: a child forked for each pairing from a process that
+keeps the engine loaded (``warm.py``, one per process that pairs), so a pairing does not pay the
+engine's imports again. gacrux does not read the TRF(x) ``XXC`` line: left to
 itself it draws the initial colour with ``random.random()``, or, when a player is absent before
 round 1, reads "black1" out of the absence. So the TRF handed to it always carries the initial
 colour as TRF-26 record ``152`` (which gacrux reads), taken from ``XXC``/``152`` in the file; a
@@ -17,12 +19,16 @@ docs/tournaments.md.
 
 from __future__ import annotations
 
+import json
 import os
+import select
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from tournaments import trf
 
@@ -98,6 +104,79 @@ def engine_input(t: trf.Tournament) -> str:
     return trf.dump(copy)
 
 
+ENGINE_MODULE = "gacrux.pairingchecker"
+ENGINE_TIMEOUT = 600.0  # seconds a pairing may take before the engine's child is stopped
+_WARM = str(Path(__file__).with_name("warm.py"))
+
+
+@dataclass
+class _Warm:
+    """The process that keeps the engine loaded, for the process that started it."""
+
+    process: subprocess.Popen[bytes] | None = None
+    owner: int = 0  # the pid that started it: a process forked from that one starts its own
+
+
+_warm = _Warm()
+_warm_lock = threading.Lock()  # one request at a time on its pipes
+
+
+def _forget_warm() -> None:
+    """In a child forked from a process with a warm process (a Celery worker's pool): that one is
+    its parent's; the child starts its own when it pairs, with a lock no other thread holds."""
+    global _warm_lock
+    _warm.process, _warm.owner = None, 0
+    _warm_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_warm)
+
+
+def _warm_process() -> subprocess.Popen[bytes]:
+    process = _warm.process
+    if process is None or process.poll() is not None:
+        _stop_warm()
+        process = subprocess.Popen([sys.executable, _WARM], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        _warm.process, _warm.owner = process, os.getpid()
+    return process
+
+
+def _stop_warm() -> None:
+    process, _warm.process = _warm.process, None
+    if process is not None:
+        process.kill()
+        process.wait()
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+def run_engine(args: list[str], timeout: float = ENGINE_TIMEOUT) -> subprocess.CompletedProcess[str]:
+    """``python -m gacrux.pairingchecker ARGS``, run by the warm process (started on first use,
+    and again if it died): its status and output, as ``subprocess.run`` gives them."""
+    request = json.dumps({"args": args, "timeout": timeout}).encode() + b"\n"
+    with _warm_lock:
+        for _ in range(2):  # once more if the warm process had died (a broken pipe, no answer)
+            process = _warm_process()
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                process.stdin.write(request)
+                process.stdin.flush()
+                # it stops the child at ``timeout``: a process that does not answer well after is stuck
+                if not select.select([process.stdout], [], [], timeout + 60)[0]:
+                    _stop_warm()
+                    break
+                line = process.stdout.readline()
+            except OSError:
+                line = b""
+            if line:
+                answer = json.loads(line)
+                return subprocess.CompletedProcess([ENGINE_MODULE, *args], answer["returncode"], answer["stdout"],
+                                                   answer["stderr"])
+            _stop_warm()
+    return subprocess.CompletedProcess([ENGINE_MODULE, *args], 1, "", "the pairing engine's process stopped")
+
+
 def pair_tournament(t: trf.Tournament) -> Pairing:
     """Pair the round after the last paired one; absences for it are already extra cells."""
     round_number = t.rounds_paired + 1
@@ -112,10 +191,7 @@ def pair_tournament(t: trf.Tournament) -> Pairing:
         handle.write(engine_input(t))
         path = handle.name
     try:
-        result = subprocess.run(
-            [sys.executable, "-m", "gacrux.pairingchecker", "-i", path, "-b", "utf-8", "-p", "-o", "-", "-dT"],
-            capture_output=True, text=True, timeout=600, check=False,
-        )
+        result = run_engine(["-i", path, "-b", "utf-8", "-p", "-o", "-", "-dT"])
     finally:
         os.unlink(path)
     if result.returncode != 0 or not result.stdout.strip():
