@@ -334,3 +334,19 @@ def test_a_forked_process_pairs_with_a_warm_process_of_its_own():
     pid, boards = reported.split("\n", 1)
     assert int(pid) != parent_warm and boards == pair(field(6)).text()
     assert warm_pid() == parent_warm
+
+
+def test_the_warm_process_exits_when_idle_and_the_next_pairing_starts_another(monkeypatch):
+    """Pairings come in bursts (rounds close together): between them a worker keeps no engine
+    in memory (ENGINE_IDLE, 300 s; here 0.3 s)."""
+    from tournaments import pairing
+
+    pairing._stop_warm()
+    monkeypatch.setattr(pairing, "ENGINE_IDLE", 0.3)
+    want = pair(field(8)).boards
+    process = pairing._warm.process
+    assert process is not None
+    assert process.wait(timeout=30) == 0  # exited by itself, idle
+    assert pair(field(8)).boards == want
+    assert warm_pid() != process.pid
+    pairing._stop_warm()

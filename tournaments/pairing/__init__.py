@@ -106,6 +106,7 @@ def engine_input(t: trf.Tournament) -> str:
 
 ENGINE_MODULE = "gacrux.pairingchecker"
 ENGINE_TIMEOUT = 600.0  # seconds a pairing may take before the engine's child is stopped
+ENGINE_IDLE = 300.0  # seconds the warm process waits for the next pairing before it exits
 _WARM = str(Path(__file__).with_name("warm.py"))
 
 
@@ -136,7 +137,7 @@ def _warm_process() -> subprocess.Popen[bytes]:
     process = _warm.process
     if process is None or process.poll() is not None:
         _stop_warm()
-        process = subprocess.Popen([sys.executable, _WARM], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        process = subprocess.Popen([sys.executable, _WARM, str(ENGINE_IDLE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         _warm.process, _warm.owner = process, os.getpid()
     return process
 
@@ -153,10 +154,10 @@ def _stop_warm() -> None:
 
 def run_engine(args: list[str], timeout: float = ENGINE_TIMEOUT) -> subprocess.CompletedProcess[str]:
     """``python -m gacrux.pairingchecker ARGS``, run by the warm process (started on first use,
-    and again if it died): its status and output, as ``subprocess.run`` gives them."""
+    and again if it exited, idle, or died): its status and output, as ``subprocess.run`` gives them."""
     request = json.dumps({"args": args, "timeout": timeout}).encode() + b"\n"
     with _warm_lock:
-        for _ in range(2):  # once more if the warm process had died (a broken pipe, no answer)
+        for _ in range(2):  # once more if the warm process had exited (a broken pipe, no answer)
             process = _warm_process()
             assert process.stdin is not None and process.stdout is not None
             try:

@@ -9,8 +9,11 @@ runs past its time. What the fork saves is the engine's imports (networkx most o
 It reads one request a line on its standard input, JSON ``{"args": [...], "timeout": seconds}``,
 and answers one line on its standard output, JSON ``{"returncode": n, "stdout": "...", "stderr":
 "..."}`` (``returncode`` as ``subprocess`` gives it: negative for a signal). It exits at the end
-of its input, i.e. when the process that started it closes the pipe or dies. It imports nothing
-of the site, and this file is run by its path, so it needs no project on ``sys.path``.
+of its input, i.e. when the process that started it closes the pipe or dies, and after
+``IDLE`` seconds without a request (its first argument; pairings come in bursts, when rounds
+close, and the next one starts it again), so that a worker does not keep its memory between
+them. It imports nothing of the site, and this file is run by its path, so it needs no project
+on ``sys.path``.
 """
 
 from __future__ import annotations
@@ -84,10 +87,13 @@ def run(args: list[str], timeout: float) -> dict[str, Any]:
                 "stderr": stderr}
 
 
-def main() -> int:
+def main(idle: float) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is for the process that started it
     requests, answers = sys.stdin.buffer, sys.stdout.buffer
-    for line in requests:
+    while select.select([requests], [], [], idle)[0]:  # one request at a time: nothing read ahead
+        line = requests.readline()
+        if not line:
+            break
         try:
             request = json.loads(line)
             answer = run([str(a) for a in request["args"]], float(request["timeout"]))
@@ -99,4 +105,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(float(sys.argv[1]) if len(sys.argv) > 1 else 300.0))
