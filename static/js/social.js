@@ -7,10 +7,19 @@
   const slot = document.getElementById("social");
   if (!slot || !slot.dataset.src) return;
 
+  // the fragment last put in the slot: one that comes back the same is not put in again, so a
+  // refresh that changes nothing (a live update's catch-up, a stream that came back) does not take
+  // a button away under a click or a tap that is under way, nor the reader's place in the chat.
+  // Its forms' CSRF tokens are masked anew each time (Django), so they are left out of the comparison.
+  let shown = null;
+  const same = (html) => html.replace(/name="csrfmiddlewaretoken" value="[^"]*"/g, "");
+
   function refresh() {
     return fetch(slot.dataset.src, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
       .then((html) => {
+        if (same(html) === shown) return;
+        shown = same(html);
         const typing = document.activeElement && document.activeElement.id === "chat-text";
         slot.innerHTML = html;
         const lines = document.getElementById("chat-lines");
@@ -29,7 +38,7 @@
     fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
                         headers: { "X-Social-Part": "1" } })
       .then((r) => {
-        if (!r.ok) return r.text().then((html) => { slot.innerHTML = html; });
+        if (!r.ok) return r.text().then((html) => { shown = null; slot.innerHTML = html; });
         return refresh().then(() => { const input = document.getElementById("chat-text"); if (input) input.focus(); });
       })
       .catch(() => form.submit());

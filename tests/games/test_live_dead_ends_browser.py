@@ -73,6 +73,11 @@ def test_the_challenger_in_the_lobby_lands_in_the_game_and_a_rematch_appears_liv
             for page in (ann, bob):
                 page.goto(f"{BASE}/games/{game['id']}/")
                 page.wait_for_selector("#rematch button")
+            # a refresh of the slot that brings nothing new (a live catch-up, a stream back after a
+            # 429) leaves its form in place: a CI run lost Bob's click to one (no POST in 30 s)
+            bob.evaluate("() => { document.querySelector('#rematch button').dataset.kept = '1'; }")
+            bob.evaluate("() => window.powerboatsSocial.refresh()")
+            assert bob.locator("#rematch button[data-kept='1']").count() == 1, "the slot was put in again"
             with bob.expect_response(lambda r: r.request.method == "POST"):
                 bob.click("#rematch button[type=submit]")
             offered = time.perf_counter()
