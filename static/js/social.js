@@ -18,8 +18,9 @@
     return fetch(slot.dataset.src, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
       .then((html) => {
-        if (same(html) === shown) return;
-        shown = same(html);
+        const key = same(html);
+        if (key === shown) return;
+        shown = key;
         const typing = document.activeElement && document.activeElement.id === "chat-text";
         slot.innerHTML = html;
         const lines = document.getElementById("chat-lines");
