@@ -164,8 +164,7 @@ def fresh_database() -> None:
         src.close()
         dst.close()
     env = server_env({})
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    subprocess.run([sys.executable, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)
+    subprocess.run([sys.executable, "manage.py", "prepare", "--database-only", "-v0"], cwd=ROOT, env=env, check=True)
 
 
 def new_games(count: int) -> tuple[list[int], dict[str, str]]:

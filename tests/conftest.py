@@ -251,8 +251,7 @@ def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory, worker_id: str) ->
             env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
             env.update(POWERBOATS_VAR_DIR=str(folder / "var"), DJANGO_SETTINGS_MODULE="powerboats_site.settings",
                        SECRET_KEY="migrated-sqlite-not-secret", LOG_LEVEL="WARNING")
-            for command in (["migrate", "--noinput", "-v0"], ["createcachetable"]):
-                subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True)
+            subprocess.run([sys.executable, "manage.py", "prepare", "--database-only", "-v0"], cwd=ROOT, env=env, check=True)
             copy_sqlite(folder / "var" / "db.sqlite3", database)
             (folder / "done").touch()
     return database
@@ -285,7 +284,7 @@ def migrated_postgres(tmp_path_factory: pytest.TempPathFactory, worker_id: str) 
             env.update(DATABASE_URL=f"{base}/{template}", POWERBOATS_VAR_DIR=str(folder / "var"),
                        DJANGO_SETTINGS_MODULE="powerboats_site.settings", CELERY_BROKER_URL="memory://",
                        SECRET_KEY="migrated-postgres-not-secret", LOG_LEVEL="WARNING")
-            subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+            subprocess.run([sys.executable, "manage.py", "prepare", "--database-only", "-v0"], cwd=ROOT, env=env, check=True)
             (folder / "done").touch()
     return template
 

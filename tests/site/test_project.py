@@ -73,6 +73,42 @@ def test_demo_account_can_log_in(client, settings):
     assert page.status_code == 200 and b"demo" in page.content
 
 
+@pytest.mark.django_db(transaction=True)
+def test_prepare_makes_the_cache_table_and_the_demo_account_only_without_database_only(settings):
+    """manage.py prepare (bin/run's, a release's): migrate, the cache's table, ensure_demo; with
+    --database-only (the fuzz stage, the benches, the tests' template databases) no account."""
+    from django.db import connection
+
+    from accounts.models import User
+
+    settings.DEMO_ACCOUNT = True
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE powerboats_cache")
+    call_command("prepare", "--database-only", verbosity=0)
+    assert "powerboats_cache" in connection.introspection.table_names()
+    assert not User.objects.filter(username="demo").exists()
+    call_command("prepare", verbosity=0)
+    assert authenticate(username="demo", password="demo") is not None
+
+
+@pytest.mark.django_db
+def test_prepare_stops_on_a_failed_system_check_before_it_migrates(monkeypatch):
+    """As manage.py migrate: the system checks run first, and an error stops it."""
+    from django.core import checks
+    from django.core.management.base import SystemCheckError
+    from django.db.migrations.executor import MigrationExecutor
+
+    def broken(**kwargs):
+        return [checks.Error("a broken setting", id="tests.E001")]
+
+    migrated = []
+    monkeypatch.setattr(MigrationExecutor, "migrate", lambda self, *a, **k: migrated.append(a))
+    monkeypatch.setattr(checks.registry.registry, "registered_checks", {*checks.registry.registry.registered_checks, broken})
+    with pytest.raises(SystemCheckError, match="a broken setting"):
+        call_command("prepare", verbosity=0)
+    assert migrated == []
+
+
 @pytest.mark.django_db
 def test_home_and_health(client):
     assert client.get("/").status_code == 200
