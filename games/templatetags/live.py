@@ -42,9 +42,10 @@ def live_stream(kind: str, game_id: int | None = None, ply: int | None = None, o
         url, mode, kinds = kept_reverse("live_series_lobby"), "list", "seats move start finish"
     else:  # My games, the lobby: games and challenges
         url, mode, kinds = kept_reverse("live_me" if kind == "me" else "live_lobby"), "list", "move start finish challenge"
-    # a game's page applies an event in place (idiomorph, static/js/vendor/README.md)
+    # a game's page applies an event in place (idiomorph, static/js/vendor/README.md), and so does
+    # its chat and rematch slot (static/js/social.js), a finished game's too
     morph = format_html('<script src="{}" defer></script>', static("js/vendor/idiomorph-0.8.0.min.js")) \
-        if mode == "game" else ""
+        if mode in ("game", "rematch") else ""
     return format_html(
         '<div id="live" hidden data-live-url="{}" data-live-mode="{}" data-live-since="{}" data-live-ply="{}"'
         ' data-live-kinds="{}" data-live-busy="{}"{}></div>'

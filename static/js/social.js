@@ -14,18 +14,46 @@
   let shown = null;
   const same = (html) => html.replace(/name="csrfmiddlewaretoken" value="[^"]*"/g, "");
 
+  // Something changed: the slot is changed in place (idiomorph, loaded by the live stream's tag),
+  // so its forms and buttons stay the same nodes (a click or a tap under way is not lost) and the
+  // line the player is typing stays, with its focus, whether they are typing it or set it aside.
+  // Without idiomorph (a finished game's spectator: nothing live) the fragment is put in whole.
+  function put(html) {
+    if (!window.Idiomorph || !slot.firstElementChild) { slot.innerHTML = html; return; }
+    window.Idiomorph.morph(slot, html, {
+      morphStyle: "innerHTML",
+      callbacks: { beforeNodeMorphed: (node) => node.id !== "chat-text" },
+    });
+  }
+
+  // one fetch at a time: refreshes asked for meanwhile (a burst of live events) make one more after it
+  let busy = null;
+  let again = false;
   function refresh() {
+    if (busy) { again = true; return busy; }
+    busy = (async () => {
+      try {
+        do { again = false; await fill(); } while (again);
+      } finally {
+        busy = null;
+      }
+    })();
+    return busy;
+  }
+
+  function fill() {
     return fetch(slot.dataset.src, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
       .then((html) => {
         const key = same(html);
         if (key === shown) return;
+        const first = shown === null;
         shown = key;
-        const typing = document.activeElement && document.activeElement.id === "chat-text";
-        slot.innerHTML = html;
+        const before = document.getElementById("chat-lines");
+        const atEnd = !before || before.scrollTop + before.clientHeight >= before.scrollHeight - 8;
+        put(html);
         const lines = document.getElementById("chat-lines");
-        if (lines) lines.scrollTop = lines.scrollHeight;
-        if (typing) { const input = document.getElementById("chat-text"); if (input) input.focus(); }
+        if (lines && (first || atEnd)) lines.scrollTop = lines.scrollHeight;
       })
       .catch(() => { /* the link to the whole page stays */ });
   }
@@ -40,7 +68,9 @@
                         headers: { "X-Social-Part": "1" } })
       .then((r) => {
         if (!r.ok) return r.text().then((html) => { shown = null; slot.innerHTML = html; });
-        return refresh().then(() => { const input = document.getElementById("chat-text"); if (input) input.focus(); });
+        const input = document.getElementById("chat-text");
+        if (input) input.value = ""; // sent: the box is empty again (the refresh leaves it as it is)
+        return refresh().then(() => { const box = document.getElementById("chat-text"); if (box) box.focus(); });
       })
       .catch(() => form.submit());
   });

@@ -103,3 +103,58 @@ def test_chat_rematch_next_game_watch_and_search_in_a_browser(live_server, outpu
             # Django kept it on a connection of that context (asgiref's Local): closed here, in it,
             # or it outlived the test and its database could not be dropped at the end of the run
             connections.close_all()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(live_server, monkeypatch):
+    """A refresh of the slot that brings something new (the opponent's chat line, a live chat event)
+    changes it in place: the line the player is typing stays, typed or set aside, with its focus, and
+    the slot's forms and buttons stay the same nodes, so a click under way is not lost. A line sent
+    empties the box."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+    from playwright.sync_api import sync_playwright
+
+    from games.social import services as social
+
+    ann, bob = make_user("ann"), make_user("bob")
+    game = placed_game(yellow=ann, red=bob)
+    base = live_server.url
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            a = browser.new_page(viewport={"width": 390, "height": 844})
+            log_in(a, base, "ann")
+            a.goto(f"{base}/games/{game.pk}/")
+            a.wait_for_selector("#chat-form")
+            a.wait_for_function("!!window.Idiomorph")
+            a.click("#chat-text")
+            a.keyboard.type("half a sen")
+            # a mark on the nodes themselves (a property: the morph makes the attributes the fragment's)
+            a.evaluate("document.getElementById('chat-form').marked = 'the same node';"
+                       "document.querySelector('form.mute button').marked = 'the same node'")
+
+            social.chat_post(user=bob, game_id=game.pk, text="hello ann")
+            a.evaluate("window.powerboatsSocial.refresh()")  # what a live chat event does
+            a.wait_for_function("document.getElementById('chat-lines').innerText.includes('hello ann')")
+            assert a.input_value("#chat-text") == "half a sen"
+            assert a.evaluate("document.activeElement.id") == "chat-text"
+            assert a.evaluate("document.getElementById('chat-form').marked") == "the same node"
+            assert a.evaluate("document.querySelector('form.mute button').marked") == "the same node"
+
+            a.locator("#chat-lines").click()  # set aside: the box has no focus
+            social.chat_post(user=bob, game_id=game.pk, text="are you there")
+            a.evaluate("window.powerboatsSocial.refresh()")
+            a.wait_for_function("document.getElementById('chat-lines').innerText.includes('are you there')")
+            assert a.input_value("#chat-text") == "half a sen"
+
+            a.click("#chat-text")
+            a.keyboard.type("tence")
+            a.keyboard.press("Enter")
+            a.wait_for_selector("#chat-lines li.mine")
+            assert "half a sentence" in a.inner_text("#chat-lines li.mine")
+            assert a.input_value("#chat-text") == ""
+        finally:
+            browser.close()
+            connections.close_all()  # as above: work done while Playwright's loop ran in this thread
