@@ -294,10 +294,20 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
                                  request: pytest.FixtureRequest) -> None:
     """On PostgreSQL each worker's test database is a copy of ``migrated_postgres`` (Django's TEST
     TEMPLATE): pytest-django then runs migrate on it as always, which finds nothing left to do,
-    instead of the whole 20 s once per worker."""
-    if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and os.environ.get("DATABASE_URL"):
+    instead of the whole 20 s once per worker.
+
+    On SQLite each worker's test database is a file, as the embedded default's is (WAL, and a
+    writer waits for the lock: settings.py). Django's default, a database in memory, is shared
+    between threads through SQLite's shared cache, whose table locks fail at once instead: the
+    live server's threads writing together answered 500s ("database table is locked"; one run in
+    three of tests/games/test_social_browser.py lost Bob's rematch so)."""
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if engine == "django.db.backends.postgresql" and os.environ.get("DATABASE_URL"):
         template = request.getfixturevalue("migrated_postgres")
         settings.DATABASES["default"].setdefault("TEST", {})["TEMPLATE"] = template
+    elif engine == "django.db.backends.sqlite3":
+        folder = request.getfixturevalue("tmp_path_factory").mktemp("test-database")
+        settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = str(folder / "test.sqlite3")
 
 
 @pytest.fixture(scope="session")
