@@ -112,10 +112,10 @@ _WARM = str(Path(__file__).with_name("warm.py"))
 
 @dataclass
 class _Warm:
-    """The process that keeps the engine loaded, for the process that started it."""
+    """The process that keeps the engine loaded, for the process that started it (a process forked
+    from that one forgets it and starts its own: ``_forget_warm``)."""
 
     process: subprocess.Popen[bytes] | None = None
-    owner: int = 0  # the pid that started it: a process forked from that one starts its own
 
 
 _warm = _Warm()
@@ -126,7 +126,7 @@ def _forget_warm() -> None:
     """In a child forked from a process with a warm process (a Celery worker's pool): that one is
     its parent's; the child starts its own when it pairs, with a lock no other thread holds."""
     global _warm_lock
-    _warm.process, _warm.owner = None, 0
+    _warm.process = None
     _warm_lock = threading.Lock()
 
 
@@ -138,7 +138,7 @@ def _warm_process() -> subprocess.Popen[bytes]:
     if process is None or process.poll() is not None:
         _stop_warm()
         process = subprocess.Popen([sys.executable, _WARM, str(ENGINE_IDLE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        _warm.process, _warm.owner = process, os.getpid()
+        _warm.process = process
     return process
 
 
