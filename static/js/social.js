@@ -67,7 +67,9 @@
     fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
                         headers: { "X-Social-Part": "1" } })
       .then((r) => {
-        if (!r.ok) return r.text().then((html) => { shown = null; slot.innerHTML = html; });
+        // refused (too many lines a minute): the fragment with its error, changed in place as any
+        // other, so the line stays in the box to send again
+        if (!r.ok) return r.text().then((html) => { shown = null; put(html); });
         const input = document.getElementById("chat-text");
         if (input) input.value = ""; // sent: the box is empty again (the refresh leaves it as it is)
         return refresh().then(() => { const box = document.getElementById("chat-text"); if (box) box.focus(); });

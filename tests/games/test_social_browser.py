@@ -112,11 +112,12 @@ def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(
     """A refresh of the slot that brings something new (the opponent's chat line, a live chat event)
     changes it in place: the line the player is typing stays, typed or set aside, with its focus, and
     the slot's forms and buttons stay the same nodes, so a click under way is not lost. A line sent
-    empties the box."""
+    empties the box; a line refused stays in it, beside the error."""
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
     from playwright.sync_api import sync_playwright
 
     from games.social import services as social
+    from games.social.services import CHAT_BURST
 
     ann, bob = make_user("ann"), make_user("bob")
     game = placed_game(yellow=ann, red=bob)
@@ -155,6 +156,15 @@ def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(
             a.wait_for_selector("#chat-lines li.mine")
             assert "half a sentence" in a.inner_text("#chat-lines li.mine")
             assert a.input_value("#chat-text") == ""
+
+            # refused (CHAT_BURST lines a minute): the error shows, the line stays to send again
+            for n in range(CHAT_BURST - 1):
+                social.chat_post(user=ann, game_id=game.pk, text=f"line {n}")
+            a.fill("#chat-text", "one too many")
+            a.press("#chat-text", "Enter")
+            a.wait_for_selector(".social-part .error[role=alert]")
+            assert a.input_value("#chat-text") == "one too many"
+            assert a.locator("#chat-form button[type=submit]").is_enabled()
         finally:
             browser.close()
             connections.close_all()  # as above: work done while Playwright's loop ran in this thread
