@@ -15,7 +15,6 @@ from django.core.management.base import BaseCommand, CommandParser
 class Command(BaseCommand):
     help = ("Run the system checks, migrate, create the cache's table and (unless --database-only) make sure the "
             "house bots exist and the demo account exists only on the embedded default (ensure_demo).")
-    requires_migrations_checks = False
     requires_system_checks = []  # migrate runs them, before it touches the database (as manage.py migrate)
 
     def add_arguments(self, parser: CommandParser) -> None:
