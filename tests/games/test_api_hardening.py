@@ -172,3 +172,32 @@ def test_options_of_the_games_list_describes_opening_a_series():
     answer = client_for(make_user("options")).options("/api/games/")
     assert answer.status_code == 200, answer.content
     assert {"ruleset", "seats", "days_per_move"} <= set(answer.json()["actions"]["POST"])
+
+
+def test_every_time_zone_the_api_lists_is_taken_stored_and_read():
+    """The time zone of PATCH /api/me/ is one of the IANA zones the schema lists (599 here). The
+    fuzz stage sends a sample of them (tests/fuzz/fuzz_checks.py, time_zones_sampled); here each one
+    is taken by the API's field and the model's validator and read by zoneinfo (dates in emails,
+    quiet hours), and one zone in 40 goes through the API and is stored."""
+    import zoneinfo
+
+    from accounts.models import validate_time_zone
+    from games.api import TIME_ZONES, MeSerializer
+
+    from .factories import client_for, make_user
+
+    zoe = make_user("zoe")
+    assert len(TIME_ZONES) > 400 and "UTC" in TIME_ZONES and "Europe/Rome" in TIME_ZONES
+    for zone in TIME_ZONES:
+        serializer = MeSerializer(zoe, data={"time_zone": zone}, partial=True)
+        assert serializer.is_valid(), (zone, serializer.errors)
+        validate_time_zone(zone)
+        zoneinfo.ZoneInfo(zone)
+    client = client_for(zoe)
+    for zone in [*TIME_ZONES[::40], "Pacific/Chatham"]:
+        answer = client.patch("/api/me/", {"time_zone": zone}, format="json")
+        assert answer.status_code == 200 and answer.json()["time_zone"] == zone, (zone, answer.content)
+        zoe.refresh_from_db()
+        assert zoe.time_zone == zone
+    refused = client.patch("/api/me/", {"time_zone": "Mars/Olympus_Mons"}, format="json")
+    assert refused.status_code == 400 and "time_zone" in refused.json()["errors"]
