@@ -40,6 +40,18 @@ def _actions(game: Any, n: int) -> Any:
     return game
 
 
+def dice_game(anna: Any, other: Any) -> Any:
+    """A game where anna (Red) is to roll first: the danger table shows before the dice."""
+    return placed_game(yellow=other, red=anna, seed=5)
+
+
+def direction_game(anna: Any, bruno: Any) -> Any:
+    """A game where anna (Red) has rolled and chooses a direction; bruno moves next."""
+    game = placed_game(yellow=bruno, red=anna, seed=7)
+    greedy_action(game)  # anna rolled
+    return game
+
+
 def build() -> dict[str, Any]:
     """The data; returns the viewer (anna) and the pages: (name, path, logged in?)."""
     anna, bruno = make_user("anna"), make_user("bruno")
@@ -49,9 +61,8 @@ def build() -> dict[str, Any]:
     services.challenge_create(user=long, color="red", days_per_move=14, course_letter="B", lake_side="expert",
                               rated=False)
     placing = make_game(yellow=anna, red=long, seed=3)  # anna (Yellow) places first
-    dice = placed_game(yellow=long, red=anna, seed=5)  # anna (Red) rolls first
-    direction = placed_game(yellow=bruno, red=anna, seed=7)
-    greedy_action(direction)  # anna rolled: she chooses a direction
+    dice = dice_game(anna, long)
+    direction = direction_game(anna, bruno)
     over = _actions(placed_game(yellow=long, red=anna, seed=9), 14)
     services.game_resign(user=long, game_id=over.pk)
     watched = _actions(placed_game(yellow=bruno, red=zeds[0], seed=11), 9)  # anna only watches

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.games.factories import greedy_action
+from tests.games.factories import greedy_action, make_user
 
-from .pages_world import build
+from .pages_world import build, direction_game
 from .test_phone_fit_browser import CHROMIUM_ARGS, log_in
 
 CHECKED = None  # every page of the world (tests/site/pages_world.py)
@@ -100,9 +100,9 @@ def test_a_live_update_that_brings_your_turn_focuses_the_form_but_not_while_you_
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     from playwright.sync_api import sync_playwright
 
-    world = build()
+    world = {"anna": make_user("anna"), "bruno": make_user("bruno")}
     base = live_server.url
-    game = world["direction"]  # anna steers; the opponent (bruno) moves next
+    game = direction_game(world["anna"], world["bruno"])  # anna steers; the opponent (bruno) moves next
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         try:

@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.urls import reverse
 
-from tests.games.factories import PASSWORD
+from tests.games.factories import PASSWORD, make_user
 
-from .pages_world import build
+from .pages_world import LONG_NAME, build, dice_game
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SIZES = [(390, 844), (360, 740)]
@@ -117,9 +118,8 @@ def test_the_danger_table_fits_a_phone_with_its_longest_words(live_server, eager
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     from playwright.sync_api import sync_playwright
 
-    world = build()
-    type(world["anna"]).objects.filter(pk=world["anna"].pk).update(language="de")
-    path = next(p for name, p, _ in world["pages"] if name == "game: dice")
+    anna = make_user("anna", language="de")
+    path = reverse("game", args=[dice_game(anna, make_user(LONG_NAME)).pk])  # the world's "game: dice"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         try:
