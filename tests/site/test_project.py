@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -113,40 +111,6 @@ def test_prepare_stops_on_a_failed_system_check_before_it_migrates(monkeypatch):
 def test_home_and_health(client):
     assert client.get("/").status_code == 200
     assert client.get("/health/").json() == {"status": "ok"}
-
-
-@pytest.mark.slow
-def test_the_run_command_serves_the_site_twice_in_a_row(tmp_path):
-    """README command 1: bin/run installs, migrates, starts web + worker + beat and prints the URL."""
-    for attempt in range(2):
-        port = 18_700 + attempt
-        env = {**os.environ, "PORT": str(port), "POWERBOATS_VAR_DIR": str(tmp_path / "var")}
-        for key in ("DATABASE_URL", "CELERY_BROKER_URL"):
-            env.pop(key, None)
-        proc = subprocess.Popen(
-            [str(ROOT / "bin" / "run")], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, start_new_session=True,
-        )
-        try:
-            seen = []
-            deadline = time.time() + 120
-            while time.time() < deadline:
-                line = proc.stdout.readline()
-                seen.append(line)
-                if f"ready at http://127.0.0.1:{port}/" in line:
-                    break
-            else:
-                pytest.fail("bin/run did not say it was ready:\n" + "".join(seen[-40:]))
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=10) as response:
-                assert response.status == 200
-            deadline = time.time() + 30
-            while time.time() < deadline and not any("celery@" in line and "ready" in line for line in seen):
-                seen.append(proc.stdout.readline())
-            assert any("celery@" in line and "ready" in line for line in seen), "the worker did not start"
-            assert any("beat" in line for line in seen), "the scheduler did not start"
-        finally:
-            os.killpg(proc.pid, 15)
-            proc.wait(timeout=30)
 
 
 def test_every_bench_script_keeps_bench_off_its_path():

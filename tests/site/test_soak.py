@@ -22,7 +22,7 @@ PORT = int(os.environ.get("SOAK_TEST_PORT", "8352")) + 10 * int(os.environ.get("
 def test_a_short_soak_loses_no_task_and_no_process(tmp_path, migrated_sqlite):
     figures = tmp_path / "soak.json"
     # a database already migrated (tests/conftest.py): bin/run's migrate finds nothing to do, as on
-    # every run after a newcomer's first (which tests/site/test_project.py runs from nothing)
+    # every run after a newcomer's first (which tests/site/test_supervise.py runs from nothing)
     copy_sqlite(migrated_sqlite, tmp_path / "var" / "db.sqlite3")
     out = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "soak.py"), "--clients", "3", "--seconds", "20", "--port", str(PORT),

@@ -1,6 +1,8 @@
-"""bin/run keeps the site up when one of its processes dies (powerboats_site/supervise.py):
-the worker, the web server and the scheduler are each killed in turn and started again, a
-task queued while the worker was down is run, and Ctrl-C still stops everything."""
+"""bin/run, README command 1: from nothing it migrates and serves the site with its worker and
+scheduler; run again in the same folder, it keeps the site up when one of its processes dies
+(powerboats_site/supervise.py): the worker, the web server and the scheduler are each killed in
+turn and started again, a task queued while the worker was down is run, and Ctrl-C still stops
+everything."""
 
 from __future__ import annotations
 
@@ -17,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from powerboats_site.supervise import config, procfile
-from tests.sqlite_copy import copy_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 PORT = int(os.environ.get("SUPERVISE_TEST_PORT", "8351")) + 10 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
+FIRST_PORT = 18_700 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
 
 
 def test_every_line_of_the_procfile_becomes_a_program_that_is_restarted(tmp_path):
@@ -75,14 +77,38 @@ def group_alive(pgid: int) -> bool:
         return False
 
 
+def first_run(var: Path, env: dict[str, str]) -> None:
+    """README command 1 on a new machine: bin/run with no database yet migrates, starts web,
+    worker and scheduler, says where the site is, serves it; SIGTERM stops it."""
+    port = FIRST_PORT
+    proc = subprocess.Popen([str(ROOT / "bin" / "run")], cwd=ROOT, env={**env, "PORT": str(port)},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    out = Output(proc)
+    try:
+        out.wait_for(f"Powerboats is ready at http://127.0.0.1:{port}/", 180)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=10) as response:
+            assert response.status == 200
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("celery@" in line and "ready" in line for line in list(out.lines)):
+            time.sleep(0.2)
+        assert any("celery@" in line and "ready" in line for line in out.lines), "the worker did not start"
+        assert any("beat" in line for line in out.lines), "the scheduler did not start"
+        assert (var / "db.sqlite3").exists()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
 @pytest.mark.slow
-def test_bin_run_restarts_a_process_that_dies_and_ctrl_c_stops_them_all(tmp_path, migrated_sqlite):
+def test_bin_run_from_nothing_then_again_restarts_a_process_that_dies_and_ctrl_c_stops_them_all(tmp_path):
+    """bin/run twice in a row in one folder, as a newcomer runs it: the first time from nothing
+    (``first_run``), the second on what the first left (the database, the broker's folder,
+    supervisord's files), where each process killed is started again."""
     var = tmp_path / "var"
-    # a database already migrated (tests/conftest.py): bin/run's migrate finds nothing to do, as on
-    # every run after a newcomer's first (which tests/site/test_project.py runs from nothing)
-    copy_sqlite(migrated_sqlite, var / "db.sqlite3")
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
-    env.update(PORT=str(PORT), POWERBOATS_VAR_DIR=str(var))
+    env.update(POWERBOATS_VAR_DIR=str(var))
+    first_run(var, env)
+    env.update(PORT=str(PORT))
     proc = subprocess.Popen([str(ROOT / "bin" / "run")], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     out = Output(proc)
