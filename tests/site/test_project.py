@@ -1,4 +1,5 @@
-"""The project skeleton: settings from the environment, the demo account, the two commands."""
+"""The project skeleton: settings from the environment, the demo account, manage.py prepare (README
+command 1 itself, bin/run, is run from nothing by tests/site/test_supervise.py)."""
 
 from __future__ import annotations
 
