@@ -47,10 +47,12 @@ class Output:
         for line in proc.stdout:
             self.lines.append(line)
 
-    def wait_for(self, text: str, timeout: float, count: int = 1) -> None:
+    def wait_for(self, text: str | tuple[str, ...], timeout: float, count: int = 1) -> None:
+        """Until ``count`` lines hold ``text`` (each of the texts, when several), or fail."""
+        texts = (text,) if isinstance(text, str) else text
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if sum(text in line for line in list(self.lines)) >= count:
+            if sum(all(t in line for t in texts) for line in list(self.lines)) >= count:
                 return
             time.sleep(0.2)
         pytest.fail(f"no {count} × {text!r} within {timeout} s:\n" + "".join(self.lines[-60:]))
@@ -88,10 +90,7 @@ def first_run(var: Path, env: dict[str, str]) -> None:
         out.wait_for(f"Powerboats is ready at http://127.0.0.1:{port}/", 180)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=10) as response:
             assert response.status == 200
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not any("celery@" in line and "ready" in line for line in list(out.lines)):
-            time.sleep(0.2)
-        assert any("celery@" in line and "ready" in line for line in out.lines), "the worker did not start"
+        out.wait_for(("celery@", "ready"), 60)  # the worker
         assert any("beat" in line for line in out.lines), "the scheduler did not start"
         assert (var / "db.sqlite3").exists()
     finally:
