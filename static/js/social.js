@@ -64,14 +64,18 @@
     event.preventDefault();
     const button = form.querySelector("button");
     if (button) button.disabled = true;
-    fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
+    const body = new FormData(form);
+    const sent = String(body.get("text") || "");
+    fetch(form.action, { method: "POST", body: body, credentials: "same-origin",
                         headers: { "X-Social-Part": "1" } })
       .then((r) => {
         // refused (too many lines a minute): the fragment with its error, changed in place as any
         // other, so the line stays in the box to send again
         if (!r.ok) return r.text().then((html) => { shown = null; put(html); });
+        // sent: the line leaves the box (the refresh leaves the box as it is). What was typed
+        // after it, while it was on its way, stays.
         const input = document.getElementById("chat-text");
-        if (input) input.value = ""; // sent: the box is empty again (the refresh leaves it as it is)
+        if (input) input.value = input.value.startsWith(sent) ? input.value.slice(sent.length).trimStart() : input.value;
         return refresh().then(() => { const box = document.getElementById("chat-text"); if (box) box.focus(); });
       })
       .catch(() => form.submit());

@@ -76,7 +76,7 @@ def test_axe_finds_no_serious_violation_and_the_turn_has_the_focus(live_server, 
             # your turn: the form has the focus on arrival; the first skip link leads to it
             game = world["dice"]
             page.goto(f"{base}/games/{game.pk}/", wait_until="load")
-            page.wait_for_function("document.activeElement && document.activeElement.id === 'dice-form'")
+            page.wait_for_function("() => document.activeElement && document.activeElement.id === 'dice-form'")
             first = page.evaluate("document.querySelector('a[href], button, input:not([type=hidden]), select, textarea')"
                                   ".getAttribute('href')")
             assert first == "#dice-form"
@@ -114,7 +114,7 @@ def test_a_live_update_that_brings_your_turn_focuses_the_form_but_not_while_you_
             page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
             log_in(page, base, "anna")
             page.goto(f"{base}/games/{game.pk}/", wait_until="load")
-            page.wait_for_function("document.activeElement && document.activeElement.id === 'direction-form'")
+            page.wait_for_function("() => document.activeElement && document.activeElement.id === 'direction-form'")
             page.locator("#direction-form button.option-button:not([disabled])").first.click()
             page.wait_for_selector("#game[data-your-turn='0']")
             assert page.locator("form.turn").count() == 0
@@ -123,7 +123,7 @@ def test_a_live_update_that_brings_your_turn_focuses_the_form_but_not_while_you_
             play_until_turn_of(game, anna)  # bruno rolls and steers (or rolls and has no way: the dice decide)
             page.evaluate("window.powerboatsLive.refresh()")  # what the live stream does on a move event
             page.wait_for_selector("form.turn")
-            page.wait_for_function("document.activeElement && document.activeElement.matches('form.turn')")
+            page.wait_for_function("() => document.activeElement && document.activeElement.matches('form.turn')")
             # the skip link outside the part that changed shows now, and leads to the form
             skip = page.locator("[data-turn-skip]")
             assert skip.is_visible() or skip.evaluate("(a) => !a.hidden")

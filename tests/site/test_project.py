@@ -123,3 +123,22 @@ def test_every_bench_script_keeps_bench_off_its_path():
         text = script.read_text()
         if script.name != "http.py" and not script.name.startswith("_") and "django" in text:  # _fill.py: imported
             assert "sys.path.pop(0)" in text, f"{script.name} runs with bench/ first on sys.path"
+
+
+def test_browser_tests_wait_for_functions_not_expressions():
+    """Playwright runs a wait_for_function given as an expression through eval while it polls, and the
+    site's Content-Security-Policy refuses eval: such a wait passes only when it is true at once, and
+    fails on a slower machine. Given as a function ("() => …") it is compiled once and polls."""
+    import ast
+    from pathlib import Path
+
+    found = []
+    for path in sorted((Path(__file__).resolve().parents[1]).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "wait_for_function"
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                found.append((path.name, node.lineno, node.args[0].value))
+    assert found, "no browser test waits for a function: this check has nothing to look at"
+    expressions = [f"{name}:{line}" for name, line, text in found
+                   if not (text.lstrip().startswith(("(", "function")) or text.split("=>")[0].strip().isidentifier())]
+    assert not expressions, f"waits for an expression, which the CSP refuses once it polls: {expressions}"
