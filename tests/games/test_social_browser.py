@@ -163,8 +163,11 @@ def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(
             a.route("**/chat/", lambda route: held.append(route))  # the POST waits here until the test lets it go
             a.fill("#chat-text", "first")
             a.press("#chat-text", "Enter")
-            while not held:
+            for _ in range(500):  # up to 10 s
+                if held:
+                    break
                 a.wait_for_timeout(20)
+            assert held, "the chat line's POST never left the page"
             a.type("#chat-text", " and second")
             held[0].continue_()
             a.unroute("**/chat/")
