@@ -26,6 +26,12 @@
     });
   }
 
+  // A refusal (too many lines a minute) stays shown beside the line kept in the box until a line is
+  // taken: a refresh meanwhile (the opponent's line, a live event) puts it in again.
+  let refusal = null;
+  const withRefusal = (html) => (refusal ? html.replace(/<div class="social-part"[^>]*>/, (open) => open + refusal) : html);
+  const refusalShown = () => slot.querySelector(".social-part > .error[role=alert]");
+
   // one fetch at a time: refreshes asked for meanwhile (a burst of live events) make one more after it
   let busy = null;
   let again = false;
@@ -51,7 +57,7 @@
         shown = key;
         const before = document.getElementById("chat-lines");
         const atEnd = !before || before.scrollTop + before.clientHeight >= before.scrollHeight - 8;
-        put(html);
+        put(withRefusal(html));
         const lines = document.getElementById("chat-lines");
         if (lines && (first || atEnd)) lines.scrollTop = lines.scrollHeight;
       })
@@ -71,7 +77,17 @@
       .then((r) => {
         // refused (too many lines a minute): the fragment with its error, changed in place as any
         // other, so the line stays in the box to send again
-        if (!r.ok) return r.text().then((html) => { shown = null; put(html); });
+        if (!r.ok) {
+          return r.text().then((html) => {
+            shown = null;
+            put(html);
+            const error = refusalShown();
+            refusal = error ? error.outerHTML : null;
+          });
+        }
+        refusal = null;
+        const error = refusalShown();
+        if (error) error.remove();
         // sent: the line leaves the box (the refresh leaves the box as it is). What was typed
         // after it, while it was on its way, stays.
         const input = document.getElementById("chat-text");

@@ -4,8 +4,11 @@ next-game link, the watch list and player search. Screenshots go to test-output/
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.db import connections
+from django.utils import timezone
 
 from .factories import PASSWORD, make_game, make_user, placed_game
 from .test_browser import CHROMIUM_ARGS
@@ -108,7 +111,7 @@ def test_chat_rematch_next_game_watch_and_search_in_a_browser(live_server, outpu
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(live_server, monkeypatch):
+def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(live_server, monkeypatch, output_dir):
     """A refresh of the slot that brings something new (the opponent's chat line, a live chat event)
     changes it in place: the line the player is typing stays, typed or set aside, with its focus, and
     the slot's forms and buttons stay the same nodes, so a click under way is not lost. A line sent
@@ -117,6 +120,7 @@ def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(
     from playwright.sync_api import sync_playwright
 
     from games.social import services as social
+    from games.social.models import ChatMessage
     from games.social.services import CHAT_BURST
 
     ann, bob = make_user("ann"), make_user("bob")
@@ -182,7 +186,22 @@ def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(
             a.press("#chat-text", "Enter")
             a.wait_for_selector(".social-part .error[role=alert]")
             assert a.input_value("#chat-text") == "one too many"
-            assert a.locator("#chat-form button[type=submit]").is_enabled()
+            a.wait_for_function("() => !document.querySelector('#chat-form button[type=submit]').disabled")
+
+            # the refusal stays while the chat changes (the live events of ann's own lines, bob's line)
+            social.chat_post(user=bob, game_id=game.pk, text="slow down")
+            a.evaluate("() => window.powerboatsSocial.refresh()")
+            a.wait_for_function("() => document.getElementById('chat-lines').innerText.includes('slow down')")
+            assert a.locator(".social-part .error[role=alert]").count() == 1
+            assert a.input_value("#chat-text") == "one too many"
+            a.locator("#social").screenshot(path=str(output_dir / "social-refused-phone.png"))
+
+            # a minute on, the line is taken, and the refusal goes
+            ChatMessage.objects.filter(game=game, user=ann).update(created_at=timezone.now() - timedelta(minutes=2))
+            a.press("#chat-text", "Enter")
+            a.wait_for_function("() => document.getElementById('chat-lines').innerText.includes('one too many')")
+            a.wait_for_function("() => !document.querySelector('.social-part .error[role=alert]')")
+            a.wait_for_function("() => document.getElementById('chat-text').value === ''")
         finally:
             browser.close()
             connections.close_all()  # as above: work done while Playwright's loop ran in this thread
