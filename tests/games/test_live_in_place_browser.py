@@ -142,6 +142,7 @@ def test_a_move_is_applied_in_place_on_the_opponents_and_the_spectators_pages(si
                     if name == "replaying spectator":
                         assert now["replay"].startswith(("after 1 of", "nach 1 von", "dopo 1 di")), now["replay"]
                         assert "at=1" in page.url, "still replaying the position they chose"
+                ann.wait_for_load_state()  # her page after the POST, which the next turn reads
             bob.screenshot(path=str(output_dir / "live-in-place-bob.png"), full_page=True)
             watcher.screenshot(path=str(output_dir / "live-in-place-spectator-phone.png"))
             replayer.screenshot(path=str(output_dir / "live-in-place-replaying.png"))

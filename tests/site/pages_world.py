@@ -148,3 +148,11 @@ def build() -> dict[str, Any]:
         ("profile of a long name", reverse("profile", args=[LONG_NAME]) + "?vs=anna", True),
     ]
     return {"anna": anna, "bruno": bruno, "pages": pages, "dice": dice, "direction": direction, "played": played}
+
+
+def settle(page: Any) -> None:
+    """Wait until a page loaded has filled in what it fetches after loading: a game page's chat
+    slot (static/js/social.js). A test that measures or checks the page then always sees the chat,
+    not sometimes the link that stands in for it."""
+    page.wait_for_function("() => !document.querySelector('#social[data-src]')"
+                           " || !!document.querySelector('#social .social-part')")

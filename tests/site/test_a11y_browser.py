@@ -12,7 +12,7 @@ import pytest
 
 from tests.games.factories import greedy_action, make_user
 
-from .pages_world import build, direction_game
+from .pages_world import build, direction_game, settle
 from .test_phone_fit_browser import CHROMIUM_ARGS, log_in
 
 CHECKED = None  # every page of the world (tests/site/pages_world.py)
@@ -54,6 +54,7 @@ def test_axe_finds_no_serious_violation_and_the_turn_has_the_focus(live_server, 
                 page = player if member else visitor
                 page.set_viewport_size(desk)
                 page.goto(base + path, wait_until="load")
+                settle(page)
                 for size in (desk, phone):  # loaded once, checked on a desk and, resized, on a phone
                     page.set_viewport_size(size)
                     if found := serious(page):

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from tests.games.factories import PASSWORD, make_user
 
-from .pages_world import LONG_NAME, build, dice_game
+from .pages_world import LONG_NAME, build, dice_game, settle
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SIZES = [(390, 844), (360, 740)]
@@ -85,6 +85,7 @@ def test_every_page_fits_a_phone_in_every_language(live_server, output_dir, eage
                     page = player if member else visitor
                     page.set_viewport_size({"width": width, "height": height})
                     page.goto(base + path, wait_until="load")
+                    settle(page)
                     assert page.get_attribute("html", "lang") == language, (name, language)
                     # each page is loaded once per language and measured at each size: the narrower
                     # ones by resizing the screen it was loaded on (the CSS lays it out again)
