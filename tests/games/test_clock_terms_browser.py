@@ -53,6 +53,7 @@ def test_a_bank_challenge_from_the_lobby_and_the_clock_settings(live_server, out
             assert "a bank of 10 days" in row.inner_text()
             row.locator("button", has_text="Accept").click()
             phone.wait_for_selector("#game")
+            phone.wait_for_load_state()  # the page parsed to its end: what follows reads past the board
             game_url = phone.url.split("#")[0]
             clock = phone.locator("#clock").inner_text()
             assert "lost on time at" in clock and "time for this move" not in clock

@@ -97,6 +97,7 @@ def test_a_visitor_is_playing_the_computer_two_clicks_after_signing_up(live_serv
             page.screenshot(path=str(output_dir / "after-signup-phone.png"), full_page=True)
             page.click("form[action='/lobby/bot/'] button[value=normal]")  # click 2
             page.wait_for_selector("#game")
+            page.wait_for_load_state()  # the page parsed to its end: what follows reads past the board
             assert "/games/" in page.url
             assert "bot-normal" in page.inner_text("#game")
             page.screenshot(path=str(output_dir / "first-bot-game-phone.png"))
