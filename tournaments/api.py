@@ -178,6 +178,7 @@ class TournamentIn(StrictModelInput):
         fields = TOURNAMENT_SETTINGS
         extra_kwargs = {
             "rounds": {"min_value": 1, "max_value": MAX_ROUNDS},
+            "round_days": {"min_value": 1, "max_value": services.MAX_DAYS},
             "bank_add_hours": {"min_value": 0, "max_value": BANK_ADD_HOURS_MAX,
                                "help_text": "a capped bank: hours added after each move"},
             "bank_cap_days": {"min_value": 0, "max_value": BANK_DAYS_MAX,

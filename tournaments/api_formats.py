@@ -43,6 +43,7 @@ from .models import (
     Season,
 )
 from .selectors_formats import Row, Table
+from .services import MAX_DAYS
 
 User = get_user_model()
 MAX_ID = 2**63 - 1  # ids are 64-bit; a longer number names nothing (and must not reach the database)
@@ -148,8 +149,8 @@ class RoundRobinIn(StrictModelInput):
             "min_players": {"min_value": services.MIN_GROUP, "max_value": services.MAX_GROUP * services.MAX_GROUPS},
             "max_players": {"min_value": services.MIN_GROUP, "max_value": services.MAX_GROUP * services.MAX_GROUPS,
                             "help_text": f"at most {services.MAX_GROUP} per group"},
-            "deadline_days": {"min_value": 1, "max_value": services.MAX_DAYS},
-            "round_days": {"min_value": 1, "max_value": services.MAX_DAYS},
+            "deadline_days": {"min_value": 1, "max_value": MAX_DAYS},
+            "round_days": {"min_value": 1, "max_value": MAX_DAYS},
         }
 
     def validate_invited(self, names: list[str]) -> list[Any]:

@@ -13,6 +13,7 @@ from games.models import DAYS_PER_MOVE, GRACE_DAYS
 
 from .labels import TIEBREAK_LABELS
 from .models import ROUND_ROBIN_SETTINGS, TOURNAMENT_SETTINGS, RoundRobin, Tournament
+from .services import MAX_DAYS
 from .standings import parse_order
 
 TIEBREAK_SLOTS = len(TIEBREAK_LABELS)  # room for every tie-break, each at most once
@@ -148,6 +149,7 @@ class TournamentForm(forms.ModelForm):  # type: ignore[type-arg]
         self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)
         _translate_fields(self, round_robin=False)
         _clock_before_days(self)
+        self.fields["round_days"].widget.attrs.update(min=1, max=MAX_DAYS)  # the service refuses others
         _zone_help(self)
         tiebreaks = self.fields["tiebreaks"]
         assert isinstance(tiebreaks, TiebreakField)
@@ -190,4 +192,6 @@ class RoundRobinForm(forms.ModelForm):  # type: ignore[type-arg]
         self.fields["starts_at"].initial = now + timedelta(days=7, hours=1)
         _translate_fields(self, round_robin=True)
         _clock_before_days(self)
+        for name in ("deadline_days", "round_days"):  # the service refuses others
+            self.fields[name].widget.attrs.update(min=1, max=MAX_DAYS)
         _zone_help(self)

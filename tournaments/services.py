@@ -31,6 +31,8 @@ from .selectors import rating_of, tournament_standings, tournament_trf
 from .standings import parse_order
 
 log = logging.getLogger(__name__)
+
+MAX_DAYS = 365  # a round's deadline at most this many days after it is paired (round-robins: the same)
 User = get_user_model()
 PLAYED = {"1", "0", "="}
 
@@ -54,6 +56,9 @@ def _check(fields: dict[str, Any]) -> None:
         raise ServiceError(f"name: {' '.join(exc.messages)}", "name") from None
     if not 1 <= fields.get("rounds", 5) <= 30:
         raise ServiceError(_("rounds must be 1 to 30"), "rounds")
+    if not 1 <= fields.get("round_days", 30) <= MAX_DAYS:
+        raise ServiceError(_("%(value)s must be 1 to %(MAX_DAYS)s") % {"value": "round days", "MAX_DAYS": MAX_DAYS},
+                           "round_days")
     check_clock(fields)
     if fields.get("lake_side", "standard") not in ("standard", "expert"):
         raise ServiceError(_("lake side must be standard or expert"), "lake_side", "R2")
@@ -329,7 +334,19 @@ def tournament_tick(*, now: datetime | None = None) -> dict[str, int]:
     for tid in Tournament.objects.filter(status=Tournament.Status.REGISTRATION, starts_at__lte=now).values_list(
         "pk", flat=True
     ):
-        done["started"] += tournament_start(tournament_id=tid, now=now)
+        done["started"] += on_its_own(tournament_start, "tournament", tid, False, tournament_id=tid, now=now)
     for tid in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True):
-        done["advanced"] += tournament_advance(tournament_id=tid, now=now) in ("paired", "finished", "closed")
+        result = on_its_own(tournament_advance, "tournament", tid, "failed", tournament_id=tid, now=now)
+        done["advanced"] += result in ("paired", "finished", "closed")
     return done
+
+
+def on_its_own(step: Any, what: str, pk: int, failed: Any, **kwargs: Any) -> Any:
+    """One event's step of a beat task (each owns its transaction): an error in one is logged with
+    its traceback and the task goes on to the others, so that one broken event does not hold up
+    every other event's rounds and deadlines. It is tried again at the next beat."""
+    try:
+        return step(**kwargs)
+    except Exception:
+        log.exception("the beat could not move %s %s along; the others go on", what, pk)
+        return failed

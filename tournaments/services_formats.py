@@ -55,7 +55,7 @@ from .models import (
     Tournament,
 )
 from .selectors_formats import group_table
-from .services import _result_code, check_clock
+from .services import MAX_DAYS, _result_code, check_clock, on_its_own
 from .signals import group_finished, groups_drawn
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,6 @@ log = logging.getLogger(__name__)
 MIN_GROUP = 3  # a round-robin group has at least three players (a final of two winners excepted)
 MAX_GROUP = 20  # and at most twenty
 MAX_GROUPS = 50
-MAX_DAYS = 365
 
 
 def _ratings(user_ids: Sequence[int]) -> dict[int, float]:
@@ -690,15 +689,15 @@ def formats_tick(*, now: datetime | None = None) -> dict[str, int]:
     done = {"round_robins_started": 0, "seasons_started": 0, "groups_started": 0, "groups_advanced": 0,
             "closed": 0}
     for pk in list(queries["round_robins_to_start"]):
-        done["round_robins_started"] += round_robin_start(round_robin_id=pk, now=now)
+        done["round_robins_started"] += on_its_own(round_robin_start, "round-robin", pk, False, round_robin_id=pk, now=now)
     for pk in list(queries["seasons_to_start"]):
-        done["seasons_started"] += competition_start_season(competition_id=pk, now=now) == "started"
+        done["seasons_started"] += on_its_own(competition_start_season, "competition", pk, None, competition_id=pk, now=now) == "started"
     for pk in list(queries["groups_waiting"]):
-        done["groups_started"] += group_start(group_id=pk, now=now)
+        done["groups_started"] += on_its_own(group_start, "group", pk, False, group_id=pk, now=now)
     for pk in sorted(set(queries["groups_due"]) | set(queries["groups_with_results"])):
-        done["groups_advanced"] += group_advance(group_id=pk, now=now) in ("paired", "finished")
+        done["groups_advanced"] += on_its_own(group_advance, "group", pk, None, group_id=pk, now=now) in ("paired", "finished")
     for pk in list(queries["round_robins_running"]):
-        done["closed"] += round_robin_advance(round_robin_id=pk, now=now) in ("final", "finished")
+        done["closed"] += on_its_own(round_robin_advance, "round-robin", pk, None, round_robin_id=pk, now=now) in ("final", "finished")
     for pk in list(queries["seasons_playing"]):
-        done["closed"] += season_advance(season_id=pk, now=now) == "closed"
+        done["closed"] += on_its_own(season_advance, "season", pk, None, season_id=pk, now=now) == "closed"
     return done

@@ -345,3 +345,63 @@ def test_a_tournament_without_a_legal_next_round_ends_with_the_rounds_played(cap
     assert t.status == "finished" and list(t.round_set.values_list("number", "status")) == [
         (1, "closed"), (2, "closed"), (3, "closed")]
     assert "ends after round 3: no legal pairing for round 4" in caplog.text
+
+
+def test_a_round_of_too_many_days_is_refused_by_the_form_the_api_and_the_service(caplog):
+    """A round's deadline is 1 to 365 days after pairing. A play-test set 99,999,999 days in the
+    form: the tournament was created, and its start failed at every beat (the deadline past the
+    year 9999), which held up every other tournament's rounds too."""
+    director = make_user("long-days")
+    web = Client()
+    web.login(username="long-days", password=PASSWORD)
+    form = web.get("/tournaments/new/").content.decode()
+    field = re.search(r'<input[^>]*name="round_days"[^>]*>', form)
+    assert field and 'min="1"' in field.group() and 'max="365"' in field.group()  # the browser says so first
+    posted = web.post("/tournaments/new/", {"name": "Forever", "rounds": 3, "round_days": 99999999,
+                                            "registration_closes_at": "2030-01-01T10:00", "starts_at": "2030-01-01T11:00",
+                                            "clock": "per_move", "days_per_move": 3, "grace_days": 7, "lake_side": "standard",
+                                            "course_mode": "random", "min_players": 4, "max_players": 100, "entry": "open",
+                                            "late_entry_until_round": 0, "late_entry_byes": "zero",
+                                            "requested_bye_points": "half", "rated": "on"})
+    assert posted.status_code == 400 and not Tournament.objects.filter(name="Forever").exists()
+    api = APIClient()
+    api.force_authenticate(director)
+    for days, status in ((366, 400), (0, 400), (365, 201)):
+        created = api.post("/api/tournaments/", {"name": f"Days {days}", "rounds": 3, "round_days": days,
+                                                 "registration_closes_at": T0.isoformat(), "starts_at": T0.isoformat()},
+                           format="json")
+        assert created.status_code == status, created.json()
+        if status == 400:
+            assert created.json()["field"] == "round_days"
+    with pytest.raises(ServiceError) as refused:
+        services.tournament_create(director=director, name="Forever", rounds=3, round_days=400,
+                                   registration_closes_at=T0, starts_at=T0)
+    assert refused.value.field == "round_days"
+
+
+def test_one_tournament_that_cannot_start_does_not_hold_up_the_others(caplog, monkeypatch):
+    """The beat moves each tournament along on its own: one whose step fails is logged, with its
+    traceback, and tried again at the next beat; the others start and advance."""
+    broken, players = tournament(4, name="Broken")
+    with time_machine.travel(T0 - timedelta(days=2), tick=False):
+        fine = services.tournament_create(director=make_user("fine-director"), name="Fine", rounds=3, min_players=2,
+                                          registration_closes_at=T0 - timedelta(hours=1), starts_at=T0)
+        for u in players:
+            services.tournament_register(user=u, tournament_id=fine.pk)
+    start = services.tournament_start
+
+    def start_or_fail(*, tournament_id, now=None):
+        if tournament_id == broken.pk:
+            raise OverflowError("date value out of range")
+        return start(tournament_id=tournament_id, now=now)
+
+    monkeypatch.setattr(services, "tournament_start", start_or_fail)
+    with time_machine.travel(T0, tick=False):
+        assert tournament_tick()["started"] == 1
+    assert Tournament.objects.get(pk=fine.pk).status == "running"
+    assert Tournament.objects.get(pk=broken.pk).status == "registration"
+    assert f"tournament {broken.pk}" in caplog.text and "OverflowError" in caplog.text
+    monkeypatch.setattr(services, "tournament_start", start)
+    with time_machine.travel(T0 + timedelta(minutes=1), tick=False):
+        assert tournament_tick()["started"] == 1  # tried again at the next beat
+    assert Tournament.objects.get(pk=broken.pk).status == "running"
