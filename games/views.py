@@ -10,6 +10,7 @@ from functools import cached_property
 from types import SimpleNamespace
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
@@ -26,7 +27,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.services import user_set_notifications
+from accounts.services import user_set_language, user_set_notifications
 from common.errors import ServiceError
 from common.markup import text
 from common.text import digits
@@ -116,6 +117,11 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
+        # the language the player signed up in (the switcher's or the browser's) is theirs from now
+        # on, for the emails too (a blank language sends them in English); Settings changes it
+        language = (getattr(request, "LANGUAGE_CODE", "") or "").split("-")[0]
+        if language in dict(settings.LANGUAGES):
+            user_set_language(user=user, language=language)
         login(request, user, backend="accounts.backends.PlayerBackend")
         if request.GET.get("then") == "bot":
             messages.success(request, _("Welcome, %(name)s! Your game against the computer is one click away: "

@@ -33,6 +33,24 @@ def test_sign_up_logs_in_and_bad_input_is_400():
     assert client.get("/lobby/").status_code == 200
 
 
+def test_the_language_a_player_signs_up_in_is_theirs_for_pages_and_emails():
+    """A visitor who switched to German (the switcher's cookie) or whose browser asks for Italian
+    signs up in it, and their account keeps it: their emails come in it too (a play-test found
+    them in English, the account's language left blank)."""
+    from accounts.models import User
+
+    german = Client()
+    german.cookies["language"] = "de"
+    form = {"email": "d@example.com", "password1": "a-good-pass-123", "password2": "a-good-pass-123"}
+    assert german.post("/signup/", {"username": "deutsch", **form}).status_code == 302
+    italian = Client(HTTP_ACCEPT_LANGUAGE="it-IT,it;q=0.9")
+    assert italian.post("/signup/", {"username": "italiano", **form, "email": "i@example.com"}).status_code == 302
+    english = Client(HTTP_ACCEPT_LANGUAGE="en")
+    assert english.post("/signup/", {"username": "english", **form, "email": "e@example.com"}).status_code == 302
+    assert {u.username: u.language for u in User.objects.filter(username__in=["deutsch", "italiano", "english"])} == \
+        {"deutsch": "de", "italiano": "it", "english": "en"}
+
+
 def test_password_reset_by_email():
     make_user("ann")
     client = Client()
