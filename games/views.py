@@ -37,6 +37,7 @@ from . import clock, plans, services, vacations
 from .advice import advice, advice_words, guided, opponent_is_house_bot
 from .board import UNREAD, BoatView, OptionView, Stored, Unread, board_style, board_svg, drawing_version
 from .bots import house_bots, play_house_bot
+from .errors import StalePly
 from .forms import (
     ChallengeForm,
     DiceForm,
@@ -531,6 +532,12 @@ def game_record(request: HttpRequest, game_id: int) -> JsonResponse:
 
 def _turn(request: HttpRequest, game_id: int, form: Any, act: Any) -> HttpResponse:
     def page(error: ServiceError, status: int) -> HttpResponse:
+        if isinstance(error, StalePly):
+            # a form from a page the game has moved on from (another tab, the opponent's move, a
+            # second click): the game as it is now, at its own address, not the refusal at the form's
+            messages.info(request, _("The game moved on meanwhile (in another tab, or your opponent moved): "
+                                     "here it is as it stands now."))
+            return redirect(reverse("game", args=[game_id]) + "#board")
         game, seats, drawing, ratings = _loaded(game_id)
         return render(request, page_template(game), _game_context(request, game, seats, error, drawing, ratings=ratings),
                       status=status)

@@ -131,6 +131,20 @@ def test_a_refused_move_on_the_page_shows_the_rule_and_changes_nothing():
     assert snapshot(game) == before
 
 
+def test_a_form_from_a_page_the_game_moved_on_from_leads_to_the_game_as_it_is_now():
+    """A move sent from a tab that was not up to date (another tab played the turn, a second
+    click): nothing changes, and the player lands on the game's page, told why, not on the form's
+    address with "the game is at ply N" (a play-test found that jargon, and a reload re-sent the form)."""
+    game = placed_game()
+    red = logged_in(game.player(game.to_move))
+    before = snapshot(game)
+    response = red.post(f"/games/{game.pk}/roll/", {"ply": game.ply - 1, "change": "add"})
+    assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/#board"
+    assert snapshot(game) == before
+    page = red.get(response["Location"]).content.decode()
+    assert "The game moved on meanwhile" in page and "ply" not in page.split("The game moved on")[1][:120]
+
+
 def test_the_two_step_turn_on_the_page():
     def holding_dice(g):
         seat = g.seats.get(index=g.to_move)
