@@ -28,9 +28,14 @@
 
   // A refusal (too many lines a minute) stays shown beside the line kept in the box until a line is
   // taken: a refresh meanwhile (the opponent's line, a live event) puts it in again.
+  // A line's own refusal stands just above the chat box; any other at the top of the part.
   let refusal = null;
-  const withRefusal = (html) => (refusal ? html.replace(/<div class="social-part"[^>]*>/, (open) => open + refusal) : html);
-  const refusalShown = () => slot.querySelector(".social-part > .error[role=alert]");
+  function withRefusal(html) {
+    if (!refusal) return html;
+    if (refusal.atBox) return html.replace(/<form[^>]*id="chat-form"/, (open) => refusal.html + open);
+    return html.replace(/<div class="social-part"[^>]*>/, (open) => open + refusal.html);
+  }
+  const refusalShown = () => slot.querySelector(".social-part .error[role=alert]");
 
   // one fetch at a time: refreshes asked for meanwhile (a burst of live events) make one more after it
   let busy = null;
@@ -82,7 +87,7 @@
             shown = null;
             put(html);
             const error = refusalShown();
-            refusal = error ? error.outerHTML : null;
+            refusal = error ? { html: error.outerHTML, atBox: !!error.closest("#chat") } : null;
           });
         }
         refusal = null;

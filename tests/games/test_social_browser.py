@@ -179,12 +179,18 @@ def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(
             a.wait_for_function("() => document.getElementById('chat-text').value === 'and second'")
             a.fill("#chat-text", "")
 
+            # a line of spaces is refused just above the box, where the player looks
+            a.fill("#chat-text", "   ")
+            a.press("#chat-text", "Enter")
+            a.wait_for_selector("#chat .error[role=alert] + #chat-form")
+            assert "empty" in a.inner_text("#chat .error[role=alert]")
+
             # refused (CHAT_BURST lines a minute): the error shows, the line stays to send again
             for n in range(CHAT_BURST - 2):  # ann has sent two lines above
                 social.chat_post(user=ann, game_id=game.pk, text=f"line {n}")
             a.fill("#chat-text", "one too many")
             a.press("#chat-text", "Enter")
-            a.wait_for_selector(".social-part .error[role=alert]")
+            a.wait_for_selector("#chat .error[role=alert][data-code=throttled] + #chat-form")
             assert a.input_value("#chat-text") == "one too many"
             a.wait_for_function("() => !document.querySelector('#chat-form button[type=submit]').disabled")
 
@@ -192,7 +198,7 @@ def test_a_chat_line_arriving_keeps_the_draft_being_typed_and_the_slots_buttons(
             social.chat_post(user=bob, game_id=game.pk, text="slow down")
             a.evaluate("() => window.powerboatsSocial.refresh()")
             a.wait_for_function("() => document.getElementById('chat-lines').innerText.includes('slow down')")
-            assert a.locator(".social-part .error[role=alert]").count() == 1
+            assert a.locator(".social-part .error[role=alert][data-code=throttled]").count() == 1
             assert a.input_value("#chat-text") == "one too many"
             a.locator("#social").screenshot(path=str(output_dir / "social-refused-phone.png"))
 
