@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpResponse
@@ -154,6 +155,13 @@ class PreferencesForm(forms.ModelForm):  # type: ignore[type-arg]
                       "bot_turn_emails": _(
                           "Off: the bots answer within seconds, so you are only told when a game against them ends. "
                           "A move you saw live on the game page is never emailed.")}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        language = self.fields["language"]
+        assert isinstance(language, forms.ChoiceField)
+        # no setting: named, not "---------" (a play-test did not know what that meant)
+        language.choices = [("", _("your browser's (emails in English)")), *settings.LANGUAGES]
 
     def clean_digest_hour(self) -> int:
         hour = self.cleaned_data["digest_hour"]

@@ -215,3 +215,11 @@ def test_profile_and_record_download():
     record = Client().get(f"/games/{game.pk}/record.json").json()
     assert record["result"]["reason"] == game.result_reason
     assert Client().get("/players/nobody/").status_code == 404
+
+
+def test_settings_name_the_language_left_to_the_browser():
+    """No language set: the choice says what that means, not "---------"."""
+    client = logged_in(make_user("nolang"))
+    page = client.get("/settings/").content.decode()
+    assert '<option value="" selected>your browser&#x27;s (emails in English)</option>' in page
+    assert "---------" not in page.split('name="language"')[1].split("</select>")[0]
