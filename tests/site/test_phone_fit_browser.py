@@ -46,7 +46,11 @@ OVERFLOW = """() => {
         out.push(name(el) + ' (its text to ' + Math.round(r.left + el.scrollWidth) + ' px)');
     }
   }
-  return {width: document.documentElement.scrollWidth, viewport: vw, culprits: out.slice(0, 4)};
+  // the header's brand, "Next game" and "Menu" on one row (the Italian header took two)
+  const bar = [...document.querySelectorAll('header.top .brand, header.top .next-game-quick, header.top .menu-button')]
+      .filter(el => el.getBoundingClientRect().width).map(el => Math.round(el.getBoundingClientRect().top + el.getBoundingClientRect().height / 2));
+  const rows = bar.length && Math.max(...bar) - Math.min(...bar) > 10 ? 2 : 1;  // their middles on one line
+  return {width: document.documentElement.scrollWidth, viewport: vw, culprits: out.slice(0, 4), headerRows: rows};
 }"""
 
 
@@ -97,6 +101,9 @@ def test_every_page_fits_a_phone_in_every_language(live_server, output_dir, eage
                         if found["width"] > size[0]:
                             too_wide.append(f"{name} ({path}) in {language} at {size[0]}x{size[1]}: "
                                             f"{found['width']} px wide; sticking out: {', '.join(found['culprits'])}")
+                        if found["headerRows"] > 1:
+                            too_wide.append(f"{name} ({path}) in {language} at {size[0]}x{size[1]}: "
+                                            "the header's brand, next game and menu take more than one row")
                         if size[0] == 390 and name in SCREENSHOTS:
                             slug = name.replace(" ", "-").replace(":", "").replace("(", "").replace(")", "").lower()
                             page.screenshot(path=str(output_dir / f"phone-fit-{slug}-{language}.png"), full_page=True)
