@@ -16,6 +16,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import EmailWay, Kind
+from accounts.names import USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH
 from common.errors import ServiceError
 from games.engine import Change, DiceChoice
 
@@ -78,6 +79,8 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
         username = self.fields["username"]
         assert isinstance(username, forms.CharField)
         username.strip = False  # "ann\n" is refused, as by the API, not quietly cut to "ann"
+        # the browser keeps to the name's length (accounts/names.py), not to the column's 150
+        username.widget.attrs.update(minlength=USERNAME_MIN_LENGTH, maxlength=USERNAME_MAX_LENGTH)
 
 
 class ChallengeForm(forms.Form):

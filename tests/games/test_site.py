@@ -223,3 +223,10 @@ def test_settings_name_the_language_left_to_the_browser():
     page = client.get("/settings/").content.decode()
     assert '<option value="" selected>your browser&#x27;s (emails in English)</option>' in page
     assert "---------" not in page.split('name="language"')[1].split("</select>")[0]
+
+
+def test_the_sign_up_form_asks_the_browser_for_a_name_of_3_to_30_characters():
+    """The hint says 3 to 30 characters; the field let a browser take 150 (the column's length)."""
+    page = Client().get("/signup/").content.decode()
+    field = re.search(r'<input[^>]*name="username"[^>]*>', page).group()
+    assert 'maxlength="30"' in field and 'minlength="3"' in field
