@@ -840,7 +840,9 @@ def settings_page(request: HttpRequest) -> HttpResponse:
                     user_set_notifications(user=user, notify=notices.notify(),
                                            quiet=(notices.cleaned_data["quiet_from"], notices.cleaned_data["quiet_to"]),
                                            next_game_link=notices.cleaned_data["next_game_link"])
-                    messages.success(request, _("Settings saved."))
+                    # in the language just chosen, which the next page is in (a blank one: the browser's)
+                    with translation.override(user.language or translation.get_language_from_request(request)):
+                        messages.success(request, _("Settings saved."))
                     return redirect("settings")
                 status = 400
             elif "push_remove" in request.POST:

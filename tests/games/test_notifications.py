@@ -346,3 +346,18 @@ def test_my_games_are_urgent_first_and_the_next_game_link_can_be_hidden():
     user_set_notifications(user=ann, next_game_link=False)
     hidden = page.get("/games/").content.decode()
     assert 'id="menu-next-game"' not in hidden and "next-game-quick" not in hidden and 'id="next-game"' not in hidden
+
+
+def test_settings_saved_is_said_in_the_language_just_chosen():
+    """A play-test switched Settings to Italian and was told "Settings saved." in English."""
+    make_user("lina")
+    page = Client()
+    page.login(username="lina", password=PASSWORD)
+    form = {"save": "1", "email": "lina@example.org", "digest_hour": 8, "reminder_hours": 24, "time_zone": "UTC",
+            "quiet_from": "", "quiet_to": "", "language": "it"}
+    for kind in KINDS:
+        form[f"{kind}_email"] = "each"
+    response = page.post("/settings/", form, follow=True)
+    assert response.status_code == 200
+    said = [str(m) for m in response.context["messages"]]
+    assert said == ["Impostazioni salvate."], said
