@@ -56,9 +56,7 @@ def _check(fields: dict[str, Any]) -> None:
         raise ServiceError(f"name: {' '.join(exc.messages)}", "name") from None
     if not 1 <= fields.get("rounds", 5) <= 30:
         raise ServiceError(_("rounds must be 1 to 30"), "rounds")
-    if not 1 <= fields.get("round_days", 30) <= MAX_DAYS:
-        raise ServiceError(_("%(value)s must be 1 to %(MAX_DAYS)s") % {"value": "round days", "MAX_DAYS": MAX_DAYS},
-                           "round_days")
+    check_days(fields, "round_days")
     check_clock(fields)
     if fields.get("lake_side", "standard") not in ("standard", "expert"):
         raise ServiceError(_("lake side must be standard or expert"), "lake_side", "R2")
@@ -73,6 +71,14 @@ def _check(fields: dict[str, Any]) -> None:
             fields["tiebreaks"] = " ".join(parse_order(fields["tiebreaks"] or ""))
         except ValueError as exc:
             raise ServiceError(str(exc), "tiebreaks") from None
+
+
+def check_days(fields: dict[str, Any], *names: str) -> None:
+    """Each of these deadlines, in days (a Swiss round's; a round-robin's), is 1 to ``MAX_DAYS``."""
+    for name in names:
+        if not 1 <= fields.get(name, 30) <= MAX_DAYS:
+            raise ServiceError(_("%(value)s must be 1 to %(MAX_DAYS)s") % {"value": name.replace("_", " "), "MAX_DAYS": MAX_DAYS},
+                               name)
 
 
 @transaction.atomic

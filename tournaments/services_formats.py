@@ -55,7 +55,7 @@ from .models import (
     Tournament,
 )
 from .selectors_formats import group_table
-from .services import MAX_DAYS, _result_code, check_clock, on_its_own
+from .services import _result_code, check_clock, check_days, on_its_own
 from .signals import group_finished, groups_drawn
 
 log = logging.getLogger(__name__)
@@ -290,9 +290,7 @@ def _check_round_robin(fields: dict[str, Any]) -> None:
                            % {"per_group": MAX_GROUP, "most": MAX_GROUP * groups, "groups": groups}, "max_players")
     if low > high:
         raise ServiceError(_("the minimum of players is above the maximum"), "min_players")
-    for name in ("deadline_days", "round_days"):
-        if not 1 <= fields.get(name, 30) <= MAX_DAYS:
-            raise ServiceError(_("%(value)s must be 1 to %(MAX_DAYS)s") % {"value": name.replace('_', ' '), "MAX_DAYS": MAX_DAYS}, name)
+    check_days(fields, "deadline_days", "round_days")
     if fields["registration_closes_at"] > fields["starts_at"]:
         raise ServiceError(_("registration must close before the start"), "registration_closes_at")
 
